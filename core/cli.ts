@@ -1,0 +1,92 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig, type CertwrightConfig } from './config/index.js';
+import { Kernel } from './kernel.js';
+import { validatePluginFolder } from './plugins/validate-folder.js';
+
+/** A bad configuration is one line on stderr naming the key and the reason, and exit code 2. */
+function configOrExit(): CertwrightConfig {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`certwright: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+async function serve(): Promise<void> {
+  const config = configOrExit();
+  let kernel: Kernel;
+  try {
+    kernel = await Kernel.boot({ config });
+  } catch (err) {
+    process.stderr.write(`certwright: boot failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    kernel.logger.info({ signal }, 'shutting down');
+    kernel.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        kernel.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  try {
+    const address = await kernel.listen();
+    kernel.logger.info({ address }, `Certwright listening on ${address}`);
+  } catch (err) {
+    process.stderr.write(`certwright: cannot listen on ${config.server.host}:${config.server.port}: ${(err as Error).message}\n`);
+    await kernel.stop();
+    process.exit(1);
+  }
+}
+
+async function migrate(): Promise<void> {
+  const config = configOrExit();
+  // Booting applies core migrations, then each plugin's; nothing is started and no port is opened.
+  const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'warn' } }, startPlugins: false });
+  await kernel.stop();
+  process.stdout.write('migrations applied\n');
+}
+
+async function listPlugins(options: { json?: boolean }): Promise<void> {
+  const config = configOrExit();
+  const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'silent' } }, startPlugins: false });
+  const rows = kernel.plugins.summaries().map((s) => (s.state === 'registered' ? { ...s, state: 'ready' } : s));
+  await kernel.stop();
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  const table = [['ID', 'KIND', 'VERSION', 'STATE', 'SOURCE', 'REASON'], ...rows.map((r) => [r.id, r.kind ?? '-', r.version ?? '-', r.state, r.source, r.reason ?? ''])];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+}
+
+async function validatePlugin(dir: string): Promise<void> {
+  const result = await validatePluginFolder(dir);
+  if (result.ok) {
+    process.stdout.write(`ok: ${result.manifest.id}@${result.manifest.version} (${result.manifest.kind})\n`);
+    return;
+  }
+  for (const error of result.errors) process.stderr.write(`invalid: ${error}\n`);
+  process.exitCode = 1;
+}
+
+const program = new Command('certwright').description('Certwright certificate lifecycle management').showHelpAfterError();
+program.command('serve').description('run the service (the default of npm start)').action(serve);
+program.command('migrate').description('apply database migrations (core and plugins) and exit').action(migrate);
+const plugins = program.command('plugins').description('inspect plugins');
+plugins.command('list').description('list discovered plugins and their state').option('--json', 'machine-readable output').action(listPlugins);
+plugins.command('validate').argument('<dir>', 'plugin folder (with manifest.json)').description("check a plugin folder's manifest and entry").action(validatePlugin);
+
+await program.parseAsync(process.argv);

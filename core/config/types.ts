@@ -1,0 +1,29 @@
+import type { Capability } from '@certwright/sdk';
+
+export type EndpointEntry = { host: string } & Record<Capability, boolean>;
+
+/** The validated configuration (config/schema.json). */
+export interface CertwrightConfig {
+  server: {
+    host: string;
+    port: number;
+    bodyLimit: number;
+    maxParamLength: number;
+    trustProxy: boolean | number | string[];
+    shutdownTimeoutMs: number;
+  };
+  /** Absolute after loading. */
+  dataDir: string;
+  database: { url: string | null; pool: { min: number; max: number } };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: boolean };
+  secrets: { masterKey: string | null };
+  allowedHosts: string[];
+  certwright: { endpoints: EndpointEntry[] | null };
+  plugins: {
+    paths: string[];
+    disabled: string[];
+    instances: Record<string, { name: string; config: Record<string, unknown> }[]>;
+  };
+}
+
+export type DeepPartial<T> = T extends unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> | null } : T;

@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+
+export type DatabaseEngine = 'sqlite' | 'mysql';
+
+export interface DatabaseOptions {
+  /** null: <dataDir>/certwright.db. */
+  url: string | null;
+  dataDir: string;
+  pool: { min: number; max: number };
+}
+
+export interface Database {
+  knex: Knex;
+  engine: DatabaseEngine;
+  /** For logs: the URL with any password removed. */
+  displayUrl: string;
+}
+
+export function sqliteFileOf(url: string | null, dataDir: string): string {
+  if (url === null) return resolve(dataDir, 'certwright.db');
+  const path = url.replace(/^sqlite:(\/\/)?/, '');
+  return resolve(dataDir, path);
+}
+
+/** Opens the configured database: SQLite (better-sqlite3, WAL) by default, MySQL/MariaDB (mysql2) by URL. */
+export function openDatabase(options: DatabaseOptions): Database {
+  const url = options.url;
+  if (url === null || url.startsWith('sqlite:')) {
+    const filename = sqliteFileOf(url, options.dataDir);
+    mkdirSync(dirname(filename), { recursive: true });
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          // WAL lets readers run beside the writer; busy_timeout makes a second process wait, not fail.
+          conn.pragma('journal_mode = WAL');
+          conn.pragma('synchronous = NORMAL');
+          conn.pragma('foreign_keys = ON');
+          conn.pragma('busy_timeout = 5000');
+          done(null, conn);
+        },
+      },
+    });
+    return { knex, engine: 'sqlite', displayUrl: `sqlite:${filename}` };
+  }
+  const parsed = new URL(url.replace(/^mariadb:/, 'mysql:'));
+  const knex = knexFactory({
+    client: 'mysql2',
+    connection: {
+      host: parsed.hostname,
+      port: parsed.port ? Number(parsed.port) : 3306,
+      user: decodeURIComponent(parsed.username),
+      password: decodeURIComponent(parsed.password),
+      database: decodeURIComponent(parsed.pathname.slice(1)),
+      charset: 'utf8mb4',
+      supportBigNumbers: true,
+      timezone: 'Z',
+    },
+    pool: { min: options.pool.min, max: options.pool.max },
+  });
+  parsed.password = parsed.password ? '***' : '';
+  return { knex, engine: 'mysql', displayUrl: parsed.toString() };
+}

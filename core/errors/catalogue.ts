@@ -1,0 +1,45 @@
+/**
+ * Every error code the API answers, in one place: the HTTP status, the title, and the default message.
+ * Codes are stable: clients key on them (client-compat §6). Add new codes here, never inline.
+ */
+export interface CatalogueEntry {
+  status: number;
+  title: string;
+  message: string;
+}
+
+const INVALID_CREDENTIALS = 'Invalid credentials or principal does not exist';
+
+export const ERROR_CATALOGUE = {
+  // Authentication (spec "Errors": SecAuth001…009 are 401).
+  'SEC-AUTH-001': { status: 401, title: 'Authentication required', message: 'This operation requires authentication' },
+  'SEC-AUTH-002': { status: 401, title: INVALID_CREDENTIALS, message: INVALID_CREDENTIALS },
+  'SEC-AUTH-003': { status: 401, title: 'Session expired', message: 'The session has expired, authenticate again' },
+  'SEC-AUTH-004': { status: 401, title: 'Identity provider disabled', message: 'The identity provider of this principal is disabled' },
+  'SEC-AUTH-005': { status: 401, title: 'Principal disabled', message: 'The principal is disabled' },
+  'SEC-AUTH-006': { status: 401, title: 'Untrusted client certificate', message: 'The client certificate is not trusted for authentication' },
+  'SEC-AUTH-007': { status: 401, title: 'Invalid service account token', message: 'The service account token was refused' },
+  'SEC-AUTH-008': { status: 401, title: 'Proof of possession required', message: 'proof required' },
+  'SEC-AUTH-009': { status: 401, title: 'Unsupported authentication method', message: 'This authentication method is not accepted here' },
+  'SEC-PERM-001': { status: 403, title: 'Insufficient permission', message: 'The principal does not hold the permission this operation requires' },
+  // Licensing.
+  'LIC-001': { status: 500, title: 'License failure', message: 'The license could not be verified' },
+  'LIC-002': { status: 403, title: 'License expired', message: 'The license has expired' },
+  'LIC-004': { status: 403, title: 'Module not licensed', message: 'The license does not grant this module' },
+  // HTTP layer.
+  'HTTP-001': { status: 404, title: 'Not found', message: 'No such resource' },
+  'HTTP-002': { status: 400, title: 'Malformed body', message: 'The request body could not be parsed' },
+  'HTTP-003': { status: 400, title: 'Invalid request', message: 'The request does not match the expected schema' },
+  'HTTP-004': { status: 415, title: 'Unsupported media type', message: 'The request content type is not accepted here' },
+  'HTTP-005': { status: 413, title: 'Payload too large', message: 'The request body exceeds the size limit' },
+  'HTTP-006': { status: 405, title: 'Method not allowed', message: 'The method is not allowed on this resource' },
+  'HTTP-007': { status: 503, title: 'Shutting down', message: 'The service is shutting down' },
+  'HTTP-008': { status: 400, title: 'Bad request', message: 'The request could not be understood' },
+  // Server.
+  'SRV-001': { status: 500, title: 'Internal error', message: 'An internal error occurred; the request id identifies it in the logs' },
+  'SRV-002': { status: 503, title: 'Not ready', message: 'The service is not ready' },
+  // Secrets at rest.
+  'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,41 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ProblemError, problemBody, type ErrorCode } from '../errors/index.js';
+import { sendProblem } from './problem-reply.js';
+
+/** fastify's own error codes → our catalogue. Anything not here and not a ProblemError is a 500. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'HTTP-002',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'HTTP-002',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'HTTP-002',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'HTTP-005',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'HTTP-004',
+  FST_ERR_CTP_INVALID_TYPE: 'HTTP-004',
+  FST_ERR_BAD_URL: 'HTTP-008',
+  FST_ERR_ASYNC_CONSTRAINT: 'HTTP-008',
+};
+
+/**
+ * One place turns every failure into a problem+json answer with a stable code. Internal messages and
+ * stacks go to the log under the request id, never to the client.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ProblemError) {
+      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendProblem(reply, error.toBody(), error.headers);
+    }
+    if (error.validation) {
+      return sendProblem(reply, problemBody('HTTP-003', { detail: error.message }));
+    }
+    const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+    if (mapped) return sendProblem(reply, problemBody(mapped));
+    // A body-parser SyntaxError (JSON.parse) or proto-poisoning refusal carries statusCode 400.
+    if (error.statusCode === 400 || error instanceof SyntaxError) return sendProblem(reply, problemBody('HTTP-002'));
+    if (error.statusCode === 413) return sendProblem(reply, problemBody('HTTP-005'));
+    if (error.statusCode === 415) return sendProblem(reply, problemBody('HTTP-004'));
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, problemBody('SRV-001'));
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendProblem(reply, problemBody('HTTP-001')));
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Logger } from 'pino';
+import type { CertwrightConfig } from '../config/index.js';
+import { problemSchema } from '../errors/index.js';
+import { installCapabilityGate } from './capability-gate.js';
+import { installErrorHandling } from './error-handler.js';
+import type { HostPolicy } from './host-policy.js';
+import './route-config.js';
+
+export const API_VERSION = '2.11.0';
+export const DEFAULT_TENANT = 'default';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export interface HttpServerOptions {
+  config: CertwrightConfig;
+  logger: Logger;
+  hostPolicy: () => HostPolicy;
+}
+
+/**
+ * The fastify instance every route hangs on: problem+json errors, the capability gate, exact JSON
+ * content types, request ids, and the OpenAPI document built from route schemas.
+ */
+export async function createHttpServer({ config, logger, hostPolicy }: HttpServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: !config.log.requests }),
+    bodyLimit: config.server.bodyLimit,
+    // fastify accepts a hop count at runtime; its types omit it.
+    trustProxy: config.server.trustProxy as boolean | string[],
+    routerOptions: { maxParamLength: config.server.maxParamLength, ignoreTrailingSlash: true },
+    return503OnClosing: true,
+    requestIdHeader: 'x-request-id',
+    genReqId(req) {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: {
+      // Reject what a schema forbids instead of silently dropping it; routes that must tolerate
+      // unknown fields (client-compat) simply do not forbid them.
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  }) as unknown as FastifyInstance;
+
+  app.decorateRequest('tenant', DEFAULT_TENANT);
+  // Only JSON is parsed by default; protocol plugins add their own media types in their scope.
+  app.removeContentTypeParser('text/plain');
+  app.addSchema(problemSchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Certwright API', version: API_VERSION, description: 'Certificate lifecycle management' },
+      servers: [{ url: 'http://localhost:9000' }],
+    },
+  });
+
+  installErrorHandling(app);
+  installCapabilityGate(app, hostPolicy);
+
+  // Existing clients compare Content-Type exactly (client-compat §1): no charset on JSON answers.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string') {
+      if (type.startsWith('application/json;')) reply.header('content-type', 'application/json');
+      else if (type.startsWith('application/problem+json;')) reply.header('content-type', 'application/problem+json');
+    }
+    reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
+
+  return app;
+}

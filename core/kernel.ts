@@ -1,0 +1,188 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { asValue, type AwilixContainer } from 'awilix';
+import type { FastifyInstance } from 'fastify';
+import type { RouteScope } from '@certwright/sdk';
+import type { Logger } from 'pino';
+import type { CertwrightConfig } from './config/index.js';
+import { createRootContainer, installRequestScope } from './container.js';
+import { openDatabase, type Database } from './db/connection.js';
+import { CORE_MIGRATIONS } from './db/migrations/index.js';
+import { CORE_MIGRATIONS_TABLE, migrateLatest, pendingMigrations } from './db/migrator.js';
+import { EventStore } from './events/store.js';
+import { HostPolicy } from './http/host-policy.js';
+import { endpointsRoutes } from './http/routes/endpoints.js';
+import { healthRoutes } from './http/routes/health.js';
+import { licenseRoutes } from './http/routes/licenses.js';
+import { openapiRoutes } from './http/routes/openapi.js';
+import { createHttpServer } from './http/server.js';
+import { createLogger } from './log/logger.js';
+import { PluginManager } from './plugins/manager.js';
+import { ProvidedServices, type ProtocolRegistration } from './plugins/provided.js';
+import { loadMasterKey, SecretBox } from './secrets/index.js';
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface BootOptions {
+  config: CertwrightConfig;
+  logger?: Logger;
+  /** Skip plugin discovery entirely (the CLI's migrate command). */
+  withoutPlugins?: boolean;
+  /** false: load and register plugins but do not start them (CLI commands that only inspect). */
+  startPlugins?: boolean;
+  projectRoot?: string;
+}
+
+/**
+ * The kernel: config → container → database + migrations → secrets → HTTP → plugins (discover,
+ * validate, SDK check, migrate, register) → routes frozen → plugins started. `listen()` opens the port.
+ */
+export class Kernel {
+  private stopping: Promise<void> | null = null;
+  private closing = false;
+
+  private constructor(
+    readonly config: CertwrightConfig,
+    readonly logger: Logger,
+    readonly container: AwilixContainer,
+    readonly db: Database,
+    readonly app: FastifyInstance,
+    readonly plugins: PluginManager,
+    readonly provided: ProvidedServices,
+    readonly events: EventStore,
+    readonly secrets: SecretBox,
+  ) {}
+
+  static async boot(options: BootOptions): Promise<Kernel> {
+    const { config } = options;
+    const logger = options.logger ?? createLogger(config.log.level);
+    const container = createRootContainer();
+    const clock = () => Date.now();
+
+    const db = openDatabase({ url: config.database.url, dataDir: config.dataDir, pool: config.database.pool });
+    let app: FastifyInstance | undefined;
+    try {
+      const applied = await migrateLatest(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE);
+      logger.info({ database: db.displayUrl, applied }, 'database ready');
+
+      const masterKey = await loadMasterKey({ fromEnvOrConfig: config.secrets.masterKey, dataDir: config.dataDir });
+      const secrets = new SecretBox(masterKey.key);
+      logger.info({ keyId: secrets.keyId, source: masterKey.source }, 'master key loaded');
+
+      const events = new EventStore(db.knex, db.engine, clock);
+      const provided = new ProvidedServices();
+      let hostPolicy = HostPolicy.fromConfig(config);
+      const currentPolicy = () => hostPolicy;
+
+      const plugins = new PluginManager({
+        projectRoot: options.projectRoot ?? PROJECT_ROOT,
+        paths: config.plugins.paths,
+        disabled: config.plugins.disabled,
+        instances: config.plugins.instances,
+        logger,
+        knex: db.knex,
+        events,
+        secrets,
+        provided,
+        clock,
+      });
+
+      container.register({
+        config: asValue(config),
+        logger: asValue(logger),
+        knex: asValue(db.knex),
+        database: asValue(db),
+        events: asValue(events),
+        secrets: asValue(secrets),
+        provided: asValue(provided),
+        plugins: asValue(plugins),
+        clock: asValue(clock),
+        hostPolicy: asValue(currentPolicy),
+        setHostPolicy: asValue((next: HostPolicy) => {
+          hostPolicy = next;
+        }),
+      });
+
+      app = await createHttpServer({ config, logger, hostPolicy: currentPolicy });
+      installRequestScope(app, container);
+
+      let kernel: Kernel | undefined;
+      const readiness = async (): Promise<string[]> => {
+        const failed: string[] = [];
+        if (kernel?.closing) failed.push('shutting-down');
+        try {
+          if ((await pendingMigrations(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE)) > 0) failed.push('migrations');
+        } catch {
+          failed.push('database');
+        }
+        return failed;
+      };
+      await app.register(healthRoutes, { readiness });
+      await app.register(endpointsRoutes, { hostPolicy: currentPolicy });
+      await app.register(licenseRoutes, { modules: () => plugins.summaries() });
+      await app.register(openapiRoutes);
+
+      if (!options.withoutPlugins) await plugins.load();
+      for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);
+      await app.ready();
+      if (!options.withoutPlugins && options.startPlugins !== false) await plugins.start();
+
+      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets);
+      return kernel;
+    } catch (err) {
+      await app?.close().catch(() => undefined);
+      await db.knex.destroy().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Opens the configured port; resolves with the address actually bound. */
+  async listen(): Promise<string> {
+    return this.app.listen({ host: this.config.server.host, port: this.config.server.port });
+  }
+
+  /**
+   * Graceful stop (SIGTERM): stop accepting, let in-flight requests finish (bounded by
+   * server.shutdownTimeoutMs), stop plugins, close the database. Safe to call twice.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.closing = true;
+      const force = setTimeout(() => this.app.server.closeAllConnections(), this.config.server.shutdownTimeoutMs);
+      force.unref();
+      try {
+        await this.app.close();
+      } finally {
+        clearTimeout(force);
+      }
+      await this.plugins.stop();
+      await this.db.knex.destroy();
+      this.logger.info('stopped');
+      this.logger.flush();
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * A protocol plugin's routes live in their own encapsulated scope; every route it adds is forced into
+ * the manifest's capability, so the gate applies and a plugin cannot claim another capability.
+ */
+async function mountProtocol(app: FastifyInstance, registration: ProtocolRegistration, plugins: PluginManager): Promise<void> {
+  const { manifest, plugin } = registration;
+  try {
+    await app.register(async (instance) => {
+      const scope: RouteScope = {
+        route: (options) =>
+          instance.route({
+            ...options,
+            config: { access: 'public', ...(options.config ?? {}), capability: manifest.capability! },
+          } as Parameters<typeof instance.route>[0]),
+        addContentTypeParser: (type, opts, parser) => instance.addContentTypeParser(type, opts, parser),
+      };
+      await plugin.registerRoutes(scope);
+    });
+  } catch (err) {
+    plugins.degradeById(manifest.id, `routes failed to mount: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,83 @@
+import type { promises as dnsPromises } from 'node:dns';
+import type { PluginManifest } from './manifest.js';
+import type { DcvProvider, DcvProvisioner } from './contracts/dcv.js';
+import type { IdentityProvider } from './contracts/identity-provider.js';
+import type { PkiConnector } from './contracts/pki-connector.js';
+import type { ProtocolPlugin } from './contracts/protocol.js';
+import type { StorageBackend } from './contracts/storage.js';
+import type { ThirdPartyConnector } from './contracts/third-party-connector.js';
+import type { CertwrightEvent, TriggerChannel } from './contracts/trigger-channel.js';
+
+/** The logging surface plugins get (a pino child logger bound to the plugin id). */
+export interface PluginLogger {
+  trace(obj: unknown, msg?: string): void;
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+  child(bindings: Record<string, unknown>): PluginLogger;
+}
+
+/** One configured instance of a plugin (validated against the manifest's configSchema). */
+export interface PluginInstance<Config = Record<string, unknown>> {
+  name: string;
+  config: Config;
+}
+
+export type InstanceFactory<T> = (instance: PluginInstance) => T | Promise<T>;
+
+/** Where a plugin registers what it provides; the key is the type name admins pick in configuration. */
+export interface PluginRegistries {
+  protocols: { register(plugin: ProtocolPlugin): void };
+  triggerChannels: { register(type: string, channel: TriggerChannel): void };
+  pkiConnectors: { register(type: string, factory: InstanceFactory<PkiConnector>): void };
+  dcvProviders: { register(type: string, factory: InstanceFactory<DcvProvider>): void };
+  dcvProvisioners: { register(type: string, factory: InstanceFactory<DcvProvisioner>): void };
+  identityProviders: { register(type: string, factory: InstanceFactory<IdentityProvider>): void };
+  thirdPartyConnectors: { register(type: string, factory: InstanceFactory<ThirdPartyConnector>): void };
+  storages: { register(type: string, factory: InstanceFactory<StorageBackend>): void };
+}
+
+/** HTTP client that only reaches the hosts named in the manifest's `egress`. */
+export interface EgressHttpClient {
+  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
+}
+
+/** Key-value store scoped to the plugin and the tenant. Values are JSON. */
+export interface ScopedKeyValueStore {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** Encryption at rest under the platform's master key (AES-256-GCM). */
+export interface SecretsFacade {
+  seal(plaintext: string, aad?: string): string;
+  open(sealed: string, aad?: string): string;
+}
+
+export type NewEvent = Omit<CertwrightEvent, 'id' | 'timestamp' | 'tenant'> & { tenant?: string };
+
+export interface EventsFacade {
+  append(event: NewEvent): Promise<{ id: string }>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+/** What the kernel hands a plugin's `register(ctx)`. Plugins never import core: this is their whole world. */
+export interface PluginContext {
+  manifest: Readonly<PluginManifest>;
+  /** Absolute folder of the plugin. */
+  root: string;
+  logger: PluginLogger;
+  instances: readonly PluginInstance[];
+  registries: PluginRegistries;
+  http: EgressHttpClient;
+  dns: Pick<dnsPromises.Resolver, 'resolve' | 'resolveTxt' | 'resolve4' | 'resolve6' | 'resolveCname' | 'resolveNs' | 'resolveSoa'>;
+  clock: Clock;
+  kv: ScopedKeyValueStore;
+  secrets: SecretsFacade;
+  events: EventsFacade;
+}

@@ -1,0 +1,16 @@
+export { SDK_VERSION } from './version.js';
+export { PLUGIN_KINDS, CAPABILITIES } from './kinds.js';
+export type { PluginKind, Capability } from './kinds.js';
+export { manifestSchema } from './manifest-schema.js';
+export type { PluginManifest } from './manifest.js';
+export { definePlugin, isDefinedPlugin } from './define-plugin.js';
+export type { PluginDefinition, DefinedPlugin } from './define-plugin.js';
+export * from './errors.js';
+export type * from './context.js';
+export type * from './contracts/pki-connector.js';
+export type * from './contracts/dcv.js';
+export type * from './contracts/trigger-channel.js';
+export type * from './contracts/identity-provider.js';
+export type * from './contracts/third-party-connector.js';
+export type * from './contracts/protocol.js';
+export type * from './contracts/storage.js';
