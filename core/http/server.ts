@@ -33,7 +33,8 @@ export async function createHttpServer({ config, logger, hostPolicy }: HttpServe
     trustProxy: config.server.trustProxy as boolean | string[],
     routerOptions: { maxParamLength: config.server.maxParamLength, ignoreTrailingSlash: true },
     return503OnClosing: true,
-    requestIdHeader: 'x-request-id',
+    // genReqId decides alone: a client-supplied x-request-id is kept only when it is safe to log.
+    requestIdHeader: false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

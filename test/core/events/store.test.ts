@@ -1,0 +1,57 @@
+import t from 'tap';
+import { EventStore } from '../../../core/events/store.js';
+import { bootKernel } from '../../helpers/kernel.js';
+
+const event = (n: number) => ({ tenant: 'default', code: 'TEST-EVENT', module: 'test', status: 'success' as const, objectType: 'certificate', objectId: `c${n}`, payload: { n } });
+
+t.test('appends form one hash chain that verifies', async (t) => {
+  const kernel = await bootKernel(t);
+  const store = kernel.events;
+  const first = await store.append(event(1));
+  t.match(first.id, /^[0-9a-f]{24}$/, 'event ids are 24 hex characters');
+  t.equal(first.seq, 1);
+  t.equal(first.prevHash, '0'.repeat(64), 'the first event links to the genesis hash');
+  const second = await store.append(event(2));
+  t.equal(second.prevHash, first.hash, 'each event carries the hash of the previous one');
+  const fetched = await store.get('default', second.id);
+  t.same(fetched, second, 'stored as appended');
+  t.equal(await store.get('other-tenant', second.id), undefined, 'tenant-scoped');
+  t.same(await store.verify(), { ok: true, count: 2 });
+});
+
+t.test('concurrent writers extend one unbroken chain', async (t) => {
+  const kernel = await bootKernel(t, { database: { pool: { min: 0, max: 8 } } });
+  // Two stores on the same database behave like two nodes sharing it.
+  const other = new EventStore(kernel.db.knex, kernel.db.engine);
+  await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? kernel.events : other).append(event(i))));
+  const seqs = (await kernel.db.knex('events').orderBy('seq').pluck('seq')).map(Number);
+  t.same(seqs, Array.from({ length: 60 }, (_, i) => i + 1), 'seq 1..60 without gaps or duplicates');
+  t.same(await kernel.events.verify(7), { ok: true, count: 60 }, 'verifies across page boundaries');
+});
+
+t.test('tampering is found at the right event', async (t) => {
+  const setup = async () => {
+    const kernel = await bootKernel(t);
+    for (let i = 1; i <= 5; i++) await kernel.events.append(event(i));
+    return kernel;
+  };
+  const edited = await setup();
+  await edited.db.knex('events').where({ seq: 3 }).update({ payload: JSON.stringify({ n: 99 }) });
+  t.match(await edited.events.verify(), { ok: false, seq: 3, reason: /content/ }, 'an edited payload');
+
+  const removed = await setup();
+  await removed.db.knex('events').where({ seq: 2 }).delete();
+  t.match(await removed.events.verify(), { ok: false, seq: 2, reason: /missing/ }, 'a removed event');
+
+  const truncated = await setup();
+  await truncated.db.knex('events').where({ seq: 5 }).delete();
+  t.match(await truncated.events.verify(), { ok: false, seq: 5, reason: /head/ }, 'a removed tail');
+
+  const rehashed = await setup();
+  // Re-hashing an edited event is not enough: the next event still points at the old hash.
+  const { eventHash } = await import('../../../core/events/chain.js');
+  const row = await rehashed.db.knex('events').where({ seq: 2 }).first();
+  const fields = { id: row.id, seq: 2, tenant: row.tenant, code: 'FORGED', module: row.module, status: row.status, principal: row.principal, objectType: row.object_type, objectId: row.object_id, payload: row.payload, createdAt: Number(row.created_at), prevHash: row.prev_hash };
+  await rehashed.db.knex('events').where({ seq: 2 }).update({ code: 'FORGED', hash: eventHash(fields) });
+  t.match(await rehashed.events.verify(), { ok: false, seq: 3, reason: /previous hash/ }, 'a forged, re-hashed event breaks the next link');
+});

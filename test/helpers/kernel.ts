@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadConfig, type CertwrightConfig, type DeepPartial } from '../../core/config/index.js';
+import { Kernel } from '../../core/kernel.js';
+import { REDACT_PATHS } from '../../core/log/logger.js';
+import { freshDatabaseUrl } from './database.js';
+
+export interface TestContext {
+  teardown(fn: () => unknown): void;
+}
+
+export function tempDir(t: TestContext, prefix = 'cw-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Captures every log line the kernel writes, as text, for assertions (and secret greps). */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    done();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+/** Config as the kernel would load it with no environment, plus a temp data dir and the test database. */
+export async function testConfig(t: TestContext, overrides: DeepPartial<CertwrightConfig> = {}): Promise<CertwrightConfig> {
+  const dataDir = tempDir(t);
+  const url = await freshDatabaseUrl(t);
+  return loadConfig({ env: {}, overrides: { dataDir, database: { url }, log: { level: 'warn' }, ...overrides } });
+}
+
+/** Boots a kernel (no port opened; use app.inject) and stops it at teardown. */
+export async function bootKernel(
+  t: TestContext,
+  overrides: DeepPartial<CertwrightConfig> = {},
+  options: { capture?: LogCapture; config?: CertwrightConfig } = {},
+): Promise<Kernel> {
+  const config = options.config ?? (await testConfig(t, overrides));
+  const capture = options.capture ?? new LogCapture();
+  const logger = pino({ level: config.log.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, capture);
+  const kernel = await Kernel.boot({ config, logger });
+  t.teardown(() => kernel.stop());
+  return kernel;
+}
