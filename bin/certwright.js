@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// Certwright runs its TypeScript sources directly through tsx's loader (no build step), the same way
-// tests do, so built-in plugins and out-of-tree ones load by the same path.
-import { register } from 'tsx/esm/api';
+// Certwright runs its TypeScript sources directly through tsx's loader (no build step), exactly as
+// `node --import tsx` does for the tests, so built-in and out-of-tree plugins load by the same path.
+import 'tsx';
 
-register();
 await import('../core/cli.ts');

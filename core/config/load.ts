@@ -53,7 +53,7 @@ function readYaml(file: string, label: string): Tree {
   return doc;
 }
 
-const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: true });
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
 const validate = ajv.compile<CertwrightConfig>(SCHEMA);
 
 function describe(error: ErrorObject, origins: Map<string, string>): ConfigError {
@@ -65,7 +65,7 @@ function describe(error: ErrorObject, origins: Map<string, string>): ConfigError
     reason = 'is not a known key';
   } else if (error.keyword === 'enum') {
     reason = `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
-  } else if (error.keyword === 'anyOf' || error.keyword === 'pattern') {
+  } else if (error.keyword === 'pattern') {
     reason = 'has an invalid format';
   }
   // Name the environment variable or file that set the key, walking up to the nearest recorded path.
@@ -73,6 +73,16 @@ function describe(error: ErrorObject, origins: Map<string, string>): ConfigError
   for (let i = segments.length; i >= 0 && !origin; i--) origin = origins.get(segments.slice(0, i).join('.'));
   const key = origin && !origin.startsWith('file ') ? `${origin} (${path || 'root'})` : `${path || 'root'}${origin ? ` (${origin.slice(5)})` : ''}`;
   return new ConfigError(key, reason);
+}
+
+/**
+ * With anyOf (null or a value), ajv reports a failure per branch; the useful one is the deepest, not
+ * "must be null" nor the anyOf summary.
+ */
+function mostSpecific(errors: ErrorObject[]): ErrorObject {
+  const useful = errors.filter((e) => e.keyword !== 'anyOf' && !(e.keyword === 'type' && e.params.type === 'null'));
+  const pool = useful.length ? useful : errors;
+  return pool.reduce((best, e) => (e.instancePath.length > best.instancePath.length ? e : best), pool[0]!);
 }
 
 export interface LoadConfigOptions {
@@ -105,7 +115,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CertwrightConfig {
   }
   if (options.overrides) merge(tree, options.overrides as Tree, 'override', origins);
 
-  if (!validate(tree)) throw describe(validate.errors![0]!, origins);
+  if (!validate(tree)) throw describe(mostSpecific(validate.errors!), origins);
   const config = tree as unknown as CertwrightConfig;
   config.dataDir = resolve(cwd, config.dataDir);
   return config;

@@ -1,4 +1,5 @@
-import t from 'tap';
+import type { InjectOptions } from 'fastify';
+import t, { type Test } from 'tap';
 import { ERROR_CATALOGUE } from '../../../core/errors/index.js';
 import { bootKernel, LogCapture, tempDir } from '../../helpers/kernel.js';
 import { writeProtocolPlugin } from '../../helpers/plugins.js';
@@ -14,7 +15,7 @@ scope.route({
 scope.route({ method: 'GET', url: '/fixture/boom', handler: async () => { throw new Error('db password=hunter2 at /srv/internal.ts:42'); } });
 `;
 
-async function setup(t: Tap.Test, capture = new LogCapture()) {
+async function setup(t: Test, capture = new LogCapture()) {
   const plugins = tempDir(t);
   writeProtocolPlugin(plugins, 'webra', ROUTES);
   const kernel = await bootKernel(t, { plugins: { paths: [plugins] }, server: { bodyLimit: 4096 } }, { capture });
@@ -25,7 +26,7 @@ const json = { 'content-type': 'application/json', host: 'localhost' };
 
 t.test('every bad input gets a catalogued problem+json answer', async (t) => {
   const kernel = await setup(t);
-  const cases: { name: string; request: Parameters<typeof kernel.app.inject>[0]; status: number; code: string }[] = [
+  const cases: { name: string; request: InjectOptions; status: number; code: string }[] = [
     { name: 'unknown route', request: { method: 'GET', url: '/api/v1/unknown', headers: { host: 'localhost' } }, status: 404, code: 'HTTP-001' },
     { name: 'unknown method on a known path', request: { method: 'DELETE', url: '/api/v1/endpoints/', headers: { host: 'localhost' } }, status: 404, code: 'HTTP-001' },
     { name: 'malformed JSON', request: { method: 'POST', url: '/fixture/echo', headers: json, payload: '{"name": "a",' }, status: 400, code: 'HTTP-002' },

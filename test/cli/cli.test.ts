@@ -1,0 +1,110 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { freshDatabaseUrl } from '../helpers/database.js';
+import { tempDir } from '../helpers/kernel.js';
+import { writePlugin, writeProtocolPlugin } from '../helpers/plugins.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = join(ROOT, 'bin/certwright.js');
+
+async function cliEnv(t: Test, extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
+  const url = await freshDatabaseUrl(t);
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CERTWRIGHT_DATA_DIR: tempDir(t), LOG_LEVEL: 'warn', ...extra };
+  if (url) env.DATABASE_URL = url;
+  return env;
+}
+
+const run = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+
+function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => ok(port));
+    });
+  });
+}
+
+t.test('a bad configuration value stops the boot with one line naming it', async (t) => {
+  const result = run(['serve'], await cliEnv(t, { PORT: 'abc' }));
+  t.not(result.status, 0, 'non-zero exit');
+  const lines = result.stderr.trim().split('\n');
+  t.equal(lines.length, 1, 'one line');
+  t.match(lines[0], /PORT/);
+  t.match(lines[0], /integer/);
+});
+
+t.test('plugins validate names the bad field, and accepts a good plugin', async (t) => {
+  const dir = tempDir(t);
+  const broken = writePlugin(dir, 'broken', { id: 'Not Valid', kind: 'protocol', version: 'one' }, 'export default {}');
+  const bad = run(['plugins', 'validate', broken], await cliEnv(t));
+  t.equal(bad.status, 1);
+  t.match(bad.stderr, /id: must match pattern/);
+  t.match(bad.stderr, /version: must match pattern/);
+  t.match(bad.stderr, /capability: is required/, 'a protocol plugin must name its capability');
+
+  const noEntry = writePlugin(dir, 'no-entry', { id: 'no-entry', kind: 'storage', entry: 'missing.ts' }, '');
+  const missing = run(['plugins', 'validate', noEntry], await cliEnv(t));
+  t.equal(missing.status, 1);
+  t.match(missing.stderr, /entry: missing\.ts does not exist/);
+
+  const good = run(['plugins', 'validate', join(ROOT, 'plugins/trigger-log')], await cliEnv(t));
+  t.equal(good.status, 0, good.stderr);
+  t.match(good.stdout, /ok: trigger-log@1\.0\.0 \(trigger-channel\)/);
+});
+
+t.test('plugins list shows the built-in plugins with their state', async (t) => {
+  const result = run(['plugins', 'list'], await cliEnv(t));
+  t.equal(result.status, 0, result.stderr);
+  t.match(result.stdout, /^ID\s+KIND\s+VERSION\s+STATE/m);
+  t.match(result.stdout, /^trigger-log\s+trigger-channel\s+1\.0\.0\s+ready\s+built-in/m);
+  const json = run(['plugins', 'list', '--json'], await cliEnv(t));
+  t.match(JSON.parse(json.stdout), [{ id: 'trigger-log', kind: 'trigger-channel', state: 'ready' }]);
+});
+
+t.test('migrate applies the migrations and exits', async (t) => {
+  const env = await cliEnv(t);
+  const result = run(['migrate'], env);
+  t.equal(result.status, 0, result.stderr);
+  t.match(result.stdout, /migrations applied/);
+  const again = run(['migrate'], env);
+  t.equal(again.status, 0, 'idempotent');
+});
+
+t.test('SIGTERM: in-flight requests finish, then the process exits 0', async (t) => {
+  const plugins = tempDir(t);
+  writeProtocolPlugin(plugins, 'webra', `scope.route({ method: 'GET', url: '/fixture/slow', handler: async () => { await new Promise((r) => setTimeout(r, 1500)); return { finished: true }; } });`);
+  const configFile = join(tempDir(t), 'config.yaml');
+  writeFileSync(configFile, `plugins:\n  paths: ["${plugins}"]\n`);
+  const port = await freePort();
+  const env = await cliEnv(t, { PORT: String(port), HOST: '127.0.0.1', CERTWRIGHT_CONFIG: configFile, LOG_LEVEL: 'info' });
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+  t.teardown(() => child.kill('SIGKILL'));
+
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const slow = fetch(`${base}/fixture/slow`, { headers: { host: 'localhost' } });
+  await new Promise((r) => setTimeout(r, 300));
+  child.kill('SIGTERM');
+  const answer = await slow;
+  t.equal(answer.status, 200, `the in-flight request completed: ${output}`);
+  t.same(await answer.json(), { finished: true });
+  t.equal(await exited, 0, 'exit code 0');
+  t.match(output, /shutting down/);
+  t.match(output, /"msg":"stopped"/);
+  await t.rejects(fetch(`${base}/healthz`), 'no longer accepting connections');
+});
