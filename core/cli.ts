@@ -1,7 +1,11 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig, type CertwrightConfig } from './config/index.js';
 import { Kernel } from './kernel.js';
+import { generateDocs } from './docs/generate.js';
 import { validatePluginFolder } from './plugins/validate-folder.js';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { PROJECT_ROOT } from './kernel.js';
 
 /** A bad configuration is one line on stderr naming the key and the reason, and exit code 2. */
 function configOrExit(): CertwrightConfig {
@@ -82,11 +86,38 @@ async function validatePlugin(dir: string): Promise<void> {
   process.exitCode = 1;
 }
 
+async function docs(options: { check?: boolean }): Promise<void> {
+  const generated = await generateDocs();
+  const stale: string[] = [];
+  for (const [path, text] of Object.entries(generated)) {
+    const file = resolve(PROJECT_ROOT, path);
+    let current: string | null = null;
+    try {
+      current = readFileSync(file, 'utf8');
+    } catch {
+      // Not generated yet.
+    }
+    if (current === text) continue;
+    stale.push(path);
+    if (!options.check) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    }
+  }
+  if (options.check && stale.length) {
+    process.stderr.write(`generated docs are stale: ${stale.join(', ')} (run npx certwright docs)\n`);
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(stale.length ? `wrote ${stale.join(', ')}\n` : 'docs up to date\n');
+}
+
 const program = new Command('certwright').description('Certwright certificate lifecycle management').showHelpAfterError();
 program.command('serve').description('run the service (the default of npm start)').action(serve);
 program.command('migrate').description('apply database migrations (core and plugins) and exit').action(migrate);
 const plugins = program.command('plugins').description('inspect plugins');
 plugins.command('list').description('list discovered plugins and their state').option('--json', 'machine-readable output').action(listPlugins);
+program.command('docs').description('regenerate docs/openapi.json and docs/plugins.md').option('--check', 'exit 1 if they are stale').action(docs);
 plugins.command('validate').argument('<dir>', 'plugin folder (with manifest.json)').description("check a plugin folder's manifest and entry").action(validatePlugin);
 
 await program.parseAsync(process.argv);

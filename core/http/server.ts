@@ -57,6 +57,8 @@ export async function createHttpServer({ config, logger, hostPolicy }: HttpServe
       info: { title: 'Certwright API', version: API_VERSION, description: 'Certificate lifecycle management' },
       servers: [{ url: 'http://localhost:9000' }],
     },
+    // Shared schemas appear in components under their $id (Problem), not def-N.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
   installErrorHandling(app);
