@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db/connection.js';
 import { CORE_MIGRATIONS } from './db/migrations/index.js';
 import { CORE_MIGRATIONS_TABLE, migrateLatest, pendingMigrations } from './db/migrator.js';
 import { EventStore } from './events/store.js';
+import { denyAllAuthorizer, type Authorizer } from './http/access.js';
 import { HostPolicy } from './http/host-policy.js';
 import { endpointsRoutes } from './http/routes/endpoints.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -73,6 +74,7 @@ export class Kernel {
       const provided = new ProvidedServices();
       let hostPolicy = HostPolicy.fromConfig(config);
       const currentPolicy = () => hostPolicy;
+      let authorizer: Authorizer = denyAllAuthorizer;
 
       const plugins = new PluginManager({
         projectRoot: options.projectRoot ?? PROJECT_ROOT,
@@ -101,9 +103,13 @@ export class Kernel {
         setHostPolicy: asValue((next: HostPolicy) => {
           hostPolicy = next;
         }),
+        // The security core installs its authorizer here; until then non-public routes answer 401.
+        setAuthorizer: asValue((next: Authorizer) => {
+          authorizer = next;
+        }),
       });
 
-      app = await createHttpServer({ config, logger, hostPolicy: currentPolicy });
+      app = await createHttpServer({ config, logger, hostPolicy: currentPolicy, authorizer: () => authorizer });
       installRequestScope(app, container);
 
       let kernel: Kernel | undefined;

@@ -6,14 +6,17 @@ import type { Capability } from '@certwright/sdk';
  */
 export type RouteCapability = Capability | 'common' | 'any';
 
+/** `public`: answered without credentials. Otherwise the permission the authorizer checks. */
+export type RouteAccess = 'public' | { permission: string };
+
 export const COMMON_CAPABILITIES: readonly Capability[] = ['webra', 'events', 'configuration'];
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Required on every route: the onRoute hook refuses a route without it. */
     capability?: RouteCapability;
-    /** `public`: answered without credentials. Anything else is for the security core's authorizer. */
-    access?: 'public' | { permission: string };
+    /** Required on every route: `public`, or the permission the authorizer checks. */
+    access?: RouteAccess;
   }
   interface FastifyRequest {
     /** The request-scoped tenant (one `default` tenant until the tenants API lands). */

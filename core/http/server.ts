@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { CertwrightConfig } from '../config/index.js';
 import { problemSchema } from '../errors/index.js';
+import { installAccessControl, type Authorizer } from './access.js';
 import { installCapabilityGate } from './capability-gate.js';
 import { installErrorHandling } from './error-handler.js';
 import type { HostPolicy } from './host-policy.js';
@@ -18,13 +19,14 @@ export interface HttpServerOptions {
   config: CertwrightConfig;
   logger: Logger;
   hostPolicy: () => HostPolicy;
+  authorizer: () => Authorizer;
 }
 
 /**
- * The fastify instance every route hangs on: problem+json errors, the capability gate, exact JSON
+ * The fastify instance every route hangs on: problem+json errors, the capability gate, access control, exact JSON
  * content types, request ids, and the OpenAPI document built from route schemas.
  */
-export async function createHttpServer({ config, logger, hostPolicy }: HttpServerOptions): Promise<FastifyInstance> {
+export async function createHttpServer({ config, logger, hostPolicy, authorizer }: HttpServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: !config.log.requests }),
@@ -62,7 +64,9 @@ export async function createHttpServer({ config, logger, hostPolicy }: HttpServe
   });
 
   installErrorHandling(app);
+  // Order matters: the host gate answers 404 before credentials are even looked at.
   installCapabilityGate(app, hostPolicy);
+  installAccessControl(app, authorizer);
 
   // Existing clients compare Content-Type exactly (client-compat §1): no charset on JSON answers.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -2,6 +2,7 @@ import t from 'tap';
 import { CAPABILITIES } from '@certwright/sdk';
 import { pino } from 'pino';
 import { loadConfig } from '../../../core/config/index.js';
+import { denyAllAuthorizer } from '../../../core/http/access.js';
 import { HostPolicy, normaliseHost } from '../../../core/http/host-policy.js';
 import { createHttpServer } from '../../../core/http/server.js';
 import { bootKernel, tempDir } from '../../helpers/kernel.js';
@@ -86,12 +87,13 @@ t.test('default configuration allows localhost, 127.0.0.1 and ::1 only', async (
   t.equal(health.statusCode, 200);
 });
 
-t.test('a route without a capability is refused at registration', async (t) => {
+t.test('a route without a capability or an access declaration is refused at registration', async (t) => {
   const config = loadConfig({ env: {}, overrides: { log: { level: 'silent' } } });
-  const app = await createHttpServer({ config, logger: pino({ level: 'silent' }), hostPolicy: () => HostPolicy.fromConfig(config) });
+  const app = await createHttpServer({ config, logger: pino({ level: 'silent' }), hostPolicy: () => HostPolicy.fromConfig(config), authorizer: () => denyAllAuthorizer });
   t.teardown(() => app.close());
   t.throws(() => app.get('/forgot', async () => ({})), /declares no capability/);
-  t.doesNotThrow(() => app.get('/declared', { config: { capability: 'webra' } }, async () => ({})));
+  t.throws(() => app.get('/forgot-access', { config: { capability: 'webra' } }, async () => ({})), /declares no access/);
+  t.doesNotThrow(() => app.get('/declared', { config: { capability: 'webra', access: 'public' } }, async () => ({})));
 });
 
 t.test('host normalisation', async (t) => {
