@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors/index.js';
 import type { RouteAccess } from './route-config.js';
 
@@ -15,15 +15,3 @@ export interface Authorizer {
 export const denyAllAuthorizer: Authorizer = {
   authorize: () => Promise.reject(new ProblemError('SEC-AUTH-001')),
 };
-
-export function installAccessControl(app: FastifyInstance, authorizer: () => Authorizer): void {
-  app.addHook('onRoute', (route) => {
-    const access = (route.config as { access?: unknown } | undefined)?.access;
-    if (access === undefined) throw new Error(`route ${String(route.method)} ${route.url} declares no access (config.access)`);
-  });
-  app.addHook('onRequest', async (request) => {
-    const access = request.routeOptions.config.access;
-    if (access === undefined || access === 'public') return;
-    await authorizer().authorize(request, access);
-  });
-}

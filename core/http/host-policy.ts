@@ -5,8 +5,12 @@ import type { CertwrightConfig, EndpointEntry } from '../config/index.js';
  * Which host may reach which capability (spec "Endpoint groups"). Built from `certwright.endpoints`
  * when set, else from the basic `allowedHosts` list (every capability).
  */
+const NONE: ReadonlySet<Capability> = new Set();
+const RAW_HOST_MEMO = 1024;
+
 export class HostPolicy {
   private readonly byHost: Map<string, ReadonlySet<Capability>>;
+  private readonly byRawHost = new Map<string, ReadonlySet<Capability>>();
 
   constructor(readonly entries: readonly EndpointEntry[]) {
     this.byHost = new Map();
@@ -31,7 +35,25 @@ export class HostPolicy {
 
   /** True when the host is allowed any of the capabilities. */
   allowsAny(host: string, capabilities: readonly Capability[]): boolean {
-    const caps = this.byHost.get(host);
+    return this.anyOf(this.byHost.get(host), capabilities);
+  }
+
+  /**
+   * The per-request form: takes the raw Host header value. Clients send few distinct values, so their
+   * normalised lookups are memoised (bounded, so a flood of junk hosts cannot grow it without limit).
+   */
+  allowsAnyOnHost(rawHost: string | undefined, capabilities: readonly Capability[]): boolean {
+    const key = rawHost ?? '';
+    let caps = this.byRawHost.get(key);
+    if (caps === undefined) {
+      caps = this.byHost.get(normaliseHost(key)) ?? NONE;
+      if (this.byRawHost.size >= RAW_HOST_MEMO) this.byRawHost.clear();
+      this.byRawHost.set(key, caps);
+    }
+    return this.anyOf(caps, capabilities);
+  }
+
+  private anyOf(caps: ReadonlySet<Capability> | undefined, capabilities: readonly Capability[]): boolean {
     if (!caps) return false;
     for (const cap of capabilities) if (caps.has(cap)) return true;
     return false;

@@ -4,8 +4,8 @@ import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { CertwrightConfig } from '../config/index.js';
 import { problemSchema } from '../errors/index.js';
-import { installAccessControl, type Authorizer } from './access.js';
-import { installCapabilityGate } from './capability-gate.js';
+import type { Authorizer } from './access.js';
+import { installRouteGuards } from './route-guards.js';
 import { installErrorHandling } from './error-handler.js';
 import type { HostPolicy } from './host-policy.js';
 import './route-config.js';
@@ -64,9 +64,7 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
   });
 
   installErrorHandling(app);
-  // Order matters: the host gate answers 404 before credentials are even looked at.
-  installCapabilityGate(app, hostPolicy);
-  installAccessControl(app, authorizer);
+  installRouteGuards(app, hostPolicy, authorizer);
 
   // Existing clients compare Content-Type exactly (client-compat §1): no charset on JSON answers.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -8,6 +8,8 @@ const entrySchema = {
   properties: { host: { type: 'string' }, ...Object.fromEntries(CAPABILITIES.map((c) => [c, { type: 'boolean' }])) },
 } as const;
 
+const serialised = new WeakMap<HostPolicy, string>();
+
 /** GET /api/v1/endpoints/: the allowed hosts and their capabilities, in the shape of `certwright.endpoints`. */
 export async function endpointsRoutes(app: FastifyInstance, opts: { hostPolicy: () => HostPolicy }): Promise<void> {
   app.get(
@@ -16,6 +18,15 @@ export async function endpointsRoutes(app: FastifyInstance, opts: { hostPolicy: 
       config: { capability: 'common', access: 'public' },
       schema: { tags: ['system'], summary: 'Allowed hosts and their capabilities', response: { 200: { type: 'array', items: entrySchema } } },
     },
-    async () => opts.hostPolicy().entries,
+    async (_request, reply) => {
+      // The answer changes only with the policy: serialise once per policy object.
+      const policy = opts.hostPolicy();
+      let body = serialised.get(policy);
+      if (body === undefined) {
+        body = JSON.stringify(policy.entries);
+        serialised.set(policy, body);
+      }
+      return reply.type('application/json').send(body);
+    },
   );
 }
