@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { CertwrightConfig } from '../config/index.js';
 import { problemSchema } from '../errors/index.js';
+import { lazyChildLogger } from '../log/lazy-child.js';
 import type { Authorizer } from './access.js';
 import { installRouteGuards } from './route-guards.js';
 import { installErrorHandling } from './error-handler.js';
@@ -48,6 +49,7 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
     },
   }) as unknown as FastifyInstance;
 
+  app.setChildLoggerFactory((parent, bindings, options) => lazyChildLogger(parent as Logger, bindings, options));
   app.decorateRequest('tenant', DEFAULT_TENANT);
   // Only JSON is parsed by default; protocol plugins add their own media types in their scope.
   app.removeContentTypeParser('text/plain');
