@@ -20,7 +20,12 @@ import { createHttpServer } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import { PluginManager } from './plugins/manager.js';
 import { ProvidedServices, type ProtocolRegistration } from './plugins/provided.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { TaskRepository } from './scheduler/tasks/repository.js';
+import { taskRoutes } from './scheduler/tasks/routes.js';
+import { TaskService } from './scheduler/tasks/service.js';
 import { loadMasterKey, SecretBox } from './secrets/index.js';
+import { hostname } from 'node:os';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -52,6 +57,7 @@ export class Kernel {
     readonly provided: ProvidedServices,
     readonly events: EventStore,
     readonly secrets: SecretBox,
+    readonly scheduler: Scheduler,
   ) {}
 
   static async boot(options: BootOptions): Promise<Kernel> {
@@ -72,6 +78,12 @@ export class Kernel {
 
       const events = new EventStore(db.knex, db.engine, clock);
       const provided = new ProvidedServices();
+      const scheduler = new Scheduler(db.knex, logger.child({ component: 'scheduler' }), {
+        name: `${hostname()}:${process.pid}`,
+        processEvery: config.scheduler.processEveryMs,
+        defaultLockLifetime: config.scheduler.lockLifetimeMs,
+        stopTimeoutMs: config.scheduler.stopTimeoutMs,
+      });
       let hostPolicy = HostPolicy.fromConfig(config);
       const currentPolicy = () => hostPolicy;
       let authorizer: Authorizer = denyAllAuthorizer;
@@ -86,6 +98,7 @@ export class Kernel {
         events,
         secrets,
         provided,
+        scheduler,
         clock,
       });
 
@@ -98,6 +111,7 @@ export class Kernel {
         secrets: asValue(secrets),
         provided: asValue(provided),
         plugins: asValue(plugins),
+        scheduler: asValue(scheduler),
         clock: asValue(clock),
         hostPolicy: asValue(currentPolicy),
         setHostPolicy: asValue((next: HostPolicy) => {
@@ -127,13 +141,19 @@ export class Kernel {
       await app.register(endpointsRoutes, { hostPolicy: currentPolicy });
       await app.register(licenseRoutes, { modules: () => plugins.summaries() });
       await app.register(openapiRoutes);
+      const tasks = new TaskService(new TaskRepository(db.knex, clock), scheduler, provided.taskTypes, events, logger.child({ component: 'tasks' }), clock);
+      tasks.defineJob();
+      await app.register(taskRoutes, { tasks });
 
       if (!options.withoutPlugins) await plugins.load();
       for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);
       await app.ready();
-      if (!options.withoutPlugins && options.startPlugins !== false) await plugins.start();
+      const starting = !options.withoutPlugins && options.startPlugins !== false;
+      if (starting) await plugins.start();
+      // Jobs start last: every definition (core and plugins) is in place before the first poll.
+      if (starting && config.scheduler.enabled) await scheduler.start();
 
-      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets);
+      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler);
       return kernel;
     } catch (err) {
       await app?.close().catch(() => undefined);
@@ -149,7 +169,8 @@ export class Kernel {
 
   /**
    * Graceful stop (SIGTERM): stop accepting, let in-flight requests finish (bounded by
-   * server.shutdownTimeoutMs), stop plugins, close the database. Safe to call twice.
+   * server.shutdownTimeoutMs), let running jobs finish (bounded by scheduler.stopTimeoutMs) and release
+   * the rest, stop plugins, close the database. Safe to call twice.
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
@@ -161,6 +182,7 @@ export class Kernel {
       } finally {
         clearTimeout(force);
       }
+      await this.scheduler.stop();
       await this.plugins.stop();
       await this.db.knex.destroy();
       this.logger.info('stopped');

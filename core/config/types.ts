@@ -19,6 +19,7 @@ export interface CertwrightConfig {
   secrets: { masterKey: string | null };
   allowedHosts: string[];
   certwright: { endpoints: EndpointEntry[] | null };
+  scheduler: { enabled: boolean; processEveryMs: number; lockLifetimeMs: number; stopTimeoutMs: number };
   plugins: {
     paths: string[];
     disabled: string[];

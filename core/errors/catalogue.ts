@@ -38,6 +38,10 @@ export const ERROR_CATALOGUE = {
   // Server.
   'SRV-001': { status: 500, title: 'Internal error', message: 'An internal error occurred; the request id identifies it in the logs' },
   'SRV-002': { status: 503, title: 'Not ready', message: 'The service is not ready' },
+  // Scheduled tasks.
+  'SCHED-002': { status: 400, title: 'Invalid scheduled task', message: 'The scheduled task is not valid' },
+  'SCHED-003': { status: 404, title: 'Scheduled task not found', message: 'No scheduled task has this name or id' },
+  'SCHED-004': { status: 400, title: 'Scheduled task exists', message: 'A scheduled task with this name already exists' },
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

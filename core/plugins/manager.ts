@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { loadMigrationFolder, migrateLatest, pluginMigrationsTable } from '../db/migrator.js';
 import type { EventStore } from '../events/store.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
 import type { SecretBox } from '../secrets/index.js';
 import { discoverPlugins, type PluginSource } from './discover.js';
 import { egressClient } from './egress.js';
@@ -36,6 +37,7 @@ export interface PluginManagerDeps {
   events: EventStore;
   secrets: SecretBox;
   provided: ProvidedServices;
+  scheduler: Scheduler;
   clock: () => number;
 }
 
@@ -122,6 +124,7 @@ export class PluginManager {
           return { id: stored.id };
         },
       },
+      jobs: this.deps.scheduler.facadeFor(manifest.id, manifest.jobs ?? []),
     };
   }
 

@@ -10,6 +10,7 @@ import type {
   ThirdPartyConnector,
   TriggerChannel,
   PluginManifest,
+  TaskType,
 } from '@certwright/sdk';
 
 /** A type name → implementation map that remembers which plugin provided each entry. */
@@ -49,6 +50,7 @@ export class ProvidedServices {
   readonly identityProviders = new ProvidedRegistry<InstanceFactory<IdentityProvider>>('identity provider');
   readonly thirdPartyConnectors = new ProvidedRegistry<InstanceFactory<ThirdPartyConnector>>('third-party connector');
   readonly storages = new ProvidedRegistry<InstanceFactory<StorageBackend>>('storage');
+  readonly taskTypes = new ProvidedRegistry<TaskType>('scheduled task type');
 
   /** The registries handed to one plugin: every entry is attributed to it. */
   registriesFor(manifest: PluginManifest): PluginRegistries {
@@ -67,6 +69,7 @@ export class ProvidedServices {
       identityProviders: { register: (type, factory) => this.identityProviders.add(id, type, factory) },
       thirdPartyConnectors: { register: (type, factory) => this.thirdPartyConnectors.add(id, type, factory) },
       storages: { register: (type, factory) => this.storages.add(id, type, factory) },
+      taskTypes: { register: (type, taskType) => this.taskTypes.add(id, type, taskType) },
     };
   }
 
@@ -79,6 +82,7 @@ export class ProvidedServices {
       this.identityProviders,
       this.thirdPartyConnectors,
       this.storages,
+      this.taskTypes,
     ] as ProvidedRegistry<unknown>[]) {
       registry.removePlugin(pluginId);
     }

@@ -1,6 +1,7 @@
 import type { promises as dnsPromises } from 'node:dns';
 import type { PluginManifest } from './manifest.js';
 import type { DcvProvider, DcvProvisioner } from './contracts/dcv.js';
+import type { JobsFacade, TaskType } from './contracts/jobs.js';
 import type { IdentityProvider } from './contracts/identity-provider.js';
 import type { PkiConnector } from './contracts/pki-connector.js';
 import type { ProtocolPlugin } from './contracts/protocol.js';
@@ -36,6 +37,8 @@ export interface PluginRegistries {
   identityProviders: { register(type: string, factory: InstanceFactory<IdentityProvider>): void };
   thirdPartyConnectors: { register(type: string, factory: InstanceFactory<ThirdPartyConnector>): void };
   storages: { register(type: string, factory: InstanceFactory<StorageBackend>): void };
+  /** Types of scheduled task (/api/v1/scheduler/tasks/) this plugin runs. */
+  taskTypes: { register(type: string, taskType: TaskType): void };
 }
 
 /** HTTP client that only reaches the hosts named in the manifest's `egress`. */
@@ -80,4 +83,6 @@ export interface PluginContext {
   kv: ScopedKeyValueStore;
   secrets: SecretsFacade;
   events: EventsFacade;
+  /** Background jobs, persisted in the database; only the names the manifest's `jobs` lists. */
+  jobs: JobsFacade;
 }

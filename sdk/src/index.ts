@@ -14,3 +14,4 @@ export type * from './contracts/identity-provider.js';
 export type * from './contracts/third-party-connector.js';
 export type * from './contracts/protocol.js';
 export type * from './contracts/storage.js';
+export type * from './contracts/jobs.js';

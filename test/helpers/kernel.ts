@@ -34,7 +34,10 @@ export class LogCapture extends Writable {
 export async function testConfig(t: TestContext, overrides: DeepPartial<CertwrightConfig> = {}): Promise<CertwrightConfig> {
   const dataDir = tempDir(t);
   const url = await freshDatabaseUrl(t);
-  return loadConfig({ env: {}, overrides: { dataDir, database: { url }, log: { level: 'warn' }, ...overrides } });
+  // A short job lock lifetime: Agenda keeps a liveness timer of half of it per job run, which would
+  // otherwise hold a finished test process open for minutes.
+  const scheduler = { lockLifetimeMs: 2000, ...(overrides.scheduler ?? {}) };
+  return loadConfig({ env: {}, overrides: { dataDir, database: { url }, log: { level: 'warn' }, ...overrides, scheduler } });
 }
 
 /** Boots a kernel (no port opened; use app.inject) and stops it at teardown. */
