@@ -65,6 +65,16 @@ function fromRow(r: Row): ScheduledTask {
 
 export type TaskInput = Pick<ScheduledTask, 'name' | 'type' | 'cron' | 'timezone' | 'enabled' | 'parameters' | 'description'>;
 
+const columns = (input: TaskInput) => ({
+  name: input.name,
+  type: input.type,
+  cron: input.cron,
+  timezone: input.timezone,
+  enabled: input.enabled,
+  parameters: JSON.stringify(input.parameters),
+  description: input.description,
+});
+
 /** Rows of scheduled_tasks, always within one tenant. */
 export class TaskRepository {
   constructor(
@@ -93,35 +103,14 @@ export class TaskRepository {
   async insert(tenant: string, input: TaskInput): Promise<ScheduledTask> {
     const now = this.clock();
     const id = newId(now);
-    await this.knex('scheduled_tasks').insert({
-      id,
-      tenant,
-      name: input.name,
-      type: input.type,
-      cron: input.cron,
-      timezone: input.timezone,
-      enabled: input.enabled,
-      parameters: JSON.stringify(input.parameters),
-      description: input.description,
-      created_at: now,
-      updated_at: now,
-    });
+    await this.knex('scheduled_tasks').insert({ id, tenant, ...columns(input), created_at: now, updated_at: now });
     return (await this.findById(tenant, id))!;
   }
 
   async update(tenant: string, id: string, input: TaskInput): Promise<ScheduledTask> {
     await this.knex('scheduled_tasks')
       .where({ tenant, id })
-      .update({
-        name: input.name,
-        type: input.type,
-        cron: input.cron,
-        timezone: input.timezone,
-        enabled: input.enabled,
-        parameters: JSON.stringify(input.parameters),
-        description: input.description,
-        updated_at: this.clock(),
-      });
+      .update({ ...columns(input), updated_at: this.clock() });
     return (await this.findById(tenant, id))!;
   }
 
