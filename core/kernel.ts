@@ -176,11 +176,16 @@ export class Kernel {
     this.stopping ??= (async () => {
       this.closing = true;
       const force = setTimeout(() => this.app.server.closeAllConnections(), this.config.server.shutdownTimeoutMs);
+      // A keep-alive connection whose request finishes during the close would otherwise hold it open
+      // until its idle timeout: close connections as soon as they fall idle.
+      const idle = setInterval(() => this.app.server.closeIdleConnections(), 50);
       force.unref();
+      idle.unref();
       try {
         await this.app.close();
       } finally {
         clearTimeout(force);
+        clearInterval(idle);
       }
       await this.scheduler.stop();
       await this.plugins.stop();

@@ -118,7 +118,12 @@ export class Scheduler implements JobsFacade {
    * still locked by this node is unlocked so another node picks it up at once.
    */
   async stop(): Promise<void> {
-    if (!this.running) return;
+    if (!this.running) {
+      // Agenda connects its backend from its constructor: let that finish before the owner closes the
+      // pool, or a connection opened after the close keeps the process alive (bounded, never a hang).
+      await Promise.race([this.agenda.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
+      return;
+    }
     this.running = false;
     await this.agenda.drain({ timeout: this.options.stopTimeoutMs, closeConnection: false });
     await this.agenda.stop(false);

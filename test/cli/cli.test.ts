@@ -99,11 +99,13 @@ t.test('SIGTERM: in-flight requests finish, then the process exits 0', async (t)
   }
   const slow = fetch(`${base}/fixture/slow`, { headers: { host: 'localhost' } });
   await new Promise((r) => setTimeout(r, 300));
+  const signalledAt = Date.now();
   child.kill('SIGTERM');
   const answer = await slow;
   t.equal(answer.status, 200, `the in-flight request completed: ${output}`);
   t.same(await answer.json(), { finished: true });
   t.equal(await exited, 0, 'exit code 0');
+  t.ok(Date.now() - signalledAt < 5000, `the process exits promptly once the request is done (${Date.now() - signalledAt} ms)`);
   t.match(output, /shutting down/);
   t.match(output, /"msg":"stopped"/);
   await t.rejects(fetch(`${base}/healthz`), 'no longer accepting connections');

@@ -30,14 +30,23 @@ export class LogCapture extends Writable {
   }
 }
 
+type Tree = Record<string, unknown>;
+const isTree = (v: unknown): v is Tree => typeof v === 'object' && v !== null && !Array.isArray(v);
+function deepMerge(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isTree(v) && isTree(out[k]) ? deepMerge(out[k] as Tree, v) : v;
+  return out;
+}
+
 /** Config as the kernel would load it with no environment, plus a temp data dir and the test database. */
 export async function testConfig(t: TestContext, overrides: DeepPartial<CertwrightConfig> = {}): Promise<CertwrightConfig> {
   const dataDir = tempDir(t);
   const url = await freshDatabaseUrl(t);
   // A short job lock lifetime: Agenda keeps a liveness timer of half of it per job run, which would
   // otherwise hold a finished test process open for minutes.
-  const scheduler = { lockLifetimeMs: 2000, ...(overrides.scheduler ?? {}) };
-  return loadConfig({ env: {}, overrides: { dataDir, database: { url }, log: { level: 'warn' }, ...overrides, scheduler } });
+  const base = { dataDir, database: { url }, log: { level: 'warn' }, scheduler: { lockLifetimeMs: 2000 } };
+  // Deep, so that overriding database.pool keeps the test database URL.
+  return loadConfig({ env: {}, overrides: deepMerge(base, overrides as Tree) as DeepPartial<CertwrightConfig> });
 }
 
 /** Boots a kernel (no port opened; use app.inject) and stops it at teardown. */

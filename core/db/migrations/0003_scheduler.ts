@@ -5,18 +5,25 @@ import type { Migration } from '../migrator.js';
  * Agenda's job store (core/scheduler/knex-backend), its job log, and the spec's scheduled tasks.
  * Dates are epoch milliseconds in BIGINT columns: one representation on SQLite, MySQL and PostgreSQL.
  */
+/**
+ * Job and task names compare exactly, as on SQLite and PostgreSQL: MySQL's default collation is
+ * case-insensitive, which would make the jobs "Report" and "report" one.
+ */
+const exact = (knex: Knex, column: Knex.ColumnBuilder): Knex.ColumnBuilder =>
+  knex.client.config.client === 'mysql2' ? column.collate('utf8mb4_bin') : column;
+
 export const scheduler0003: Migration = {
   name: '0003_scheduler',
   async up(knex: Knex) {
     await knex.schema.createTable('scheduler_jobs', (t) => {
       t.string('id', 24).primary();
-      t.string('name', 191).notNullable();
+      exact(knex, t.string('name', 191).notNullable());
       t.integer('priority').notNullable().defaultTo(0);
       t.bigInteger('next_run_at').nullable();
       t.string('type', 10).notNullable().defaultTo('normal');
       // = name for type 'single' jobs, NULL otherwise: a unique index on it gives "one single job per
       // name" on every engine (NULLs never collide), like PostgreSQL's partial unique index.
-      t.string('single_key', 191).nullable().unique('scheduler_jobs_single_key_unique');
+      exact(knex, t.string('single_key', 191).nullable()).unique('scheduler_jobs_single_key_unique');
       t.bigInteger('locked_at').nullable();
       t.bigInteger('last_finished_at').nullable();
       t.bigInteger('failed_at').nullable();
@@ -49,7 +56,7 @@ export const scheduler0003: Migration = {
       t.string('level', 8).notNullable();
       t.string('event', 32).notNullable();
       t.string('job_id', 24).nullable();
-      t.string('job_name', 191).notNullable();
+      exact(knex, t.string('job_name', 191).notNullable());
       t.text('message').notNullable();
       t.integer('duration').nullable();
       t.text('error').nullable();
@@ -66,7 +73,7 @@ export const scheduler0003: Migration = {
     await knex.schema.createTable('scheduled_tasks', (t) => {
       t.string('id', 24).primary();
       t.string('tenant', 64).notNullable();
-      t.string('name', 191).notNullable();
+      exact(knex, t.string('name', 191).notNullable());
       t.string('type', 64).notNullable();
       t.string('cron', 255).notNullable();
       t.string('timezone', 64).notNullable();

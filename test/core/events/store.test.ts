@@ -1,5 +1,6 @@
 import t from 'tap';
 import { EventStore } from '../../../core/events/store.js';
+import { onMysql } from '../../helpers/database.js';
 import { bootKernel } from '../../helpers/kernel.js';
 
 const event = (n: number) => ({ tenant: 'default', code: 'TEST-EVENT', module: 'test', status: 'success' as const, objectType: 'certificate', objectId: `c${n}`, payload: { n } });
@@ -21,6 +22,7 @@ t.test('appends form one hash chain that verifies', async (t) => {
 
 t.test('concurrent writers extend one unbroken chain', async (t) => {
   const kernel = await bootKernel(t, { database: { pool: { min: 0, max: 8 } } });
+  t.equal(kernel.db.engine, onMysql() ? 'mysql' : 'sqlite', 'on the database under test');
   // Two stores on the same database behave like two nodes sharing it.
   const other = new EventStore(kernel.db.knex, kernel.db.engine);
   await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? kernel.events : other).append(event(i))));

@@ -149,6 +149,17 @@ t.test('past its bound, stop releases the locks of jobs still running', async (t
   await new Promise((r) => setTimeout(r, 200));
 });
 
+t.test('job names are exact: "Report" and "report" are two jobs on every database', async (t) => {
+  const kernel = await bootKernel(t, fast);
+  const runs: string[] = [];
+  for (const name of ['Report', 'report']) kernel.scheduler.define(name, async () => void runs.push(name));
+  await kernel.scheduler.agenda.every('1 second', 'Report');
+  await kernel.scheduler.agenda.every('1 second', 'report');
+  t.equal(Number((await kernel.db.knex('scheduler_jobs').count({ n: '*' }))[0]!.n), 2, 'two single jobs');
+  await until('both to run', () => runs.includes('Report') && runs.includes('report'));
+  t.pass('each ran under its own name');
+});
+
 t.test('plugins may only use the job names their manifest declares', async (t) => {
   const kernel = await bootKernel(t, fast);
   const facade = kernel.scheduler.facadeFor('vendor-plugin', ['vendor-sync']);

@@ -1,0 +1,5 @@
+import t from 'tap';
+import { kernelDb } from './harness.js';
+import { saveSuite } from './suites/save.js';
+
+saveSuite(t, kernelDb);
