@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuBusy, fmt } from './lib/measure.js';
 
 const CONNECTIONS = 50;
 const PIPELINING = 1;
@@ -97,22 +98,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Share of CPU time (all cores) not idle during the next `ms` milliseconds. */
-async function cpuBusy(ms: number): Promise<number> {
-  const sample = (): { idle: number; total: number } =>
-    cpus().reduce(
-      (acc, c) => {
-        const t = c.times;
-        return { idle: acc.idle + t.idle, total: acc.total + t.user + t.nice + t.sys + t.idle + t.irq };
-      },
-      { idle: 0, total: 0 },
-    );
-  const before = sample();
-  await new Promise((r) => setTimeout(r, ms));
-  const after = sample();
-  const total = after.total - before.total;
-  return total > 0 ? 1 - (after.idle - before.idle) / total : 0;
-}
 
 /** One GET; resolves with status and body (rejects on connection errors). */
 function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
@@ -162,8 +147,6 @@ function load(target: Target, duration: number): Promise<autocannon.Result> {
   });
 }
 
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 /** autocannon records latency in whole milliseconds: 0 means under 1 ms. */
 const ms = (n: number): string => (n < 1 ? '<1' : fmt(n));
 

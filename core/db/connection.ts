@@ -62,7 +62,15 @@ export function openDatabase(options: DatabaseOptions): Database {
       supportBigNumbers: true,
       timezone: 'Z',
     },
-    pool: { min: options.pool.min, max: options.pool.max },
+    pool: {
+      min: options.pool.min,
+      max: options.pool.max,
+      // READ COMMITTED, as PostgreSQL: locking reads take no gap locks (the scheduler's SKIP LOCKED claims
+      // would otherwise block inserts of new jobs), and transactions need not set it one by one.
+      afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
+        conn.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', (err) => done(err, conn));
+      },
+    },
   });
   parsed.password = parsed.password ? '***' : '';
   return { knex, engine: 'mysql', displayUrl: parsed.toString() };

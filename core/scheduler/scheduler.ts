@@ -41,6 +41,9 @@ export class Scheduler implements JobsFacade {
       name: options.name,
       processEvery: options.processEvery,
       defaultLockLifetime: options.defaultLockLifetime,
+      // Agenda's default (0, no limit) has a node lock a whole backlog before it runs any of it; past the
+      // lock lifetime those locks expire under it. A bound keeps the rest of a backlog for other nodes.
+      defaultLockLimit: 100,
     });
     // Agenda reports processing errors as events; an unhandled 'error' event would crash the process.
     this.agenda.on('error', (err: Error) => this.logger.error({ err }, 'scheduler error'));

@@ -44,11 +44,13 @@ export const scheduler0003: Migration = {
       t.text('skip_days').nullable();
       t.bigInteger('created_at').notNullable();
       t.bigInteger('updated_at').notNullable();
-      // Find-and-lock: due jobs of one name, by next run then priority.
-      t.index(['name', 'disabled', 'next_run_at', 'priority'], 'scheduler_jobs_find_and_lock');
       t.index(['locked_at'], 'scheduler_jobs_locked_at');
       t.index(['next_run_at'], 'scheduler_jobs_next_run_at');
     });
+    // Find-and-lock: the due jobs of one name in the order they are taken (next run, then highest
+    // priority), so the locking read walks the index and stops at the first free row. knex's index
+    // builder has no per-column direction; this statement is the same on SQLite, MySQL and PostgreSQL.
+    await knex.raw('CREATE INDEX scheduler_jobs_due ON scheduler_jobs (name, disabled, locked_at, next_run_at, priority DESC)');
 
     await knex.schema.createTable('scheduler_job_logs', (t) => {
       t.bigIncrements('id').primary();

@@ -30,8 +30,8 @@ export async function findAndLock(knex: Knex, engine: Engine, strategy: LockStra
 const lockColumns = (request: LockRequest) => ({ locked_at: request.lockTime, last_modified_by: request.lastModifiedBy, updated_at: Date.now() });
 
 /** READ COMMITTED: InnoDB then takes no gap locks, and releases the rows that do not match (PostgreSQL's default anyway). */
-const transact = <T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> =>
-  retryOnConflict(() => knex.transaction(fn, { isolationLevel: 'read committed' }));
+const transact = <T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise<T>, sessionReadCommitted = false): Promise<T> =>
+  retryOnConflict(() => knex.transaction(fn, sessionReadCommitted ? {} : { isolationLevel: 'read committed' }));
 
 async function lockRow(trx: Knex.Transaction, id: string, request: LockRequest): Promise<JobRow | undefined> {
   await trx(JOBS_TABLE).where('id', id).update(lockColumns(request));
@@ -94,6 +94,47 @@ async function eachCandidate(knex: Knex, request: LockRequest, tryLock: (id: str
     if (candidates.length < limit) return undefined; // every lockable row was tried
   }
   return undefined;
+}
+
+export interface ClaimRequest {
+  name: string;
+  /** Unlocked jobs due by then (epoch ms) may be claimed… */
+  scanUntil: number;
+  /** …and jobs locked before then, whose worker presumably died. */
+  deadline: number;
+  lockTime: number;
+  lastModifiedBy: string | null;
+  nextRunDir: 'asc' | 'desc';
+  priorityDir: 'asc' | 'desc';
+  /** Look for expired locks too (the caller throttles this rare check). */
+  expired: boolean;
+  sessionReadCommitted: boolean;
+}
+
+/**
+ * Agenda's hot path (getNextJobToRun) on engines with SKIP LOCKED: one short transaction that reads the next
+ * job with `… ORDER BY next_run_at, priority LIMIT 1 FOR UPDATE SKIP LOCKED`, locks it, and builds the locked
+ * row in memory (BEGIN, SELECT, UPDATE, COMMIT: four round trips). The due branch (`locked_at IS NULL AND next_run_at <= ?`, no NULL ordering needed) follows
+ * the index scheduler_jobs_due (name, disabled, locked_at, next_run_at, priority DESC) in order, so InnoDB
+ * reads — and locks — only the row it returns and concurrent pollers skip past it. Expired locks, rare, are
+ * looked at first (when the caller asks) so a dead worker's job is not starved by a backlog.
+ */
+export function claimSkippingLocked(knex: Knex, request: ClaimRequest): Promise<{ row: JobRow; wasExpired: boolean } | undefined> {
+  return transact(knex, async (trx) => {
+    const next = (nullsLast: boolean) => {
+      const qb = trx(JOBS_TABLE).select('*').where('name', request.name).where('disabled', false);
+      // A running one-off job has no next run: among expired locks it comes last.
+      if (nullsLast) qb.orderByRaw('(next_run_at IS NULL)');
+      return qb.orderBy('next_run_at', request.nextRunDir).orderBy('priority', request.priorityDir).limit(1).forUpdate().skipLocked();
+    };
+    let [row] = request.expired ? ((await next(true).where('locked_at', '<=', request.deadline)) as JobRow[]) : [];
+    const wasExpired = row !== undefined;
+    if (!row) [row] = (await next(false).whereNull('locked_at').where('next_run_at', '<=', request.scanUntil)) as JobRow[];
+    if (!row) return undefined;
+    const lock = { locked_at: request.lockTime, last_modified_by: request.lastModifiedBy, updated_at: Date.now() };
+    await trx(JOBS_TABLE).where('id', row.id).update(lock);
+    return { row: { ...row, ...lock }, wasExpired };
+  }, request.sessionReadCommitted);
 }
 
 function shuffled<T>(items: T[]): T[] {

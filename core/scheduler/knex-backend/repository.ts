@@ -15,7 +15,7 @@ import {
 import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
 import { detectEngine, missingTableError, probeServer, retryOnConflict, type Engine, type LockStrategy, type ServerInfo } from './engine.js';
-import { findAndLock, type LockRequest } from './find-and-lock.js';
+import { claimSkippingLocked, findAndLock, type LockRequest } from './find-and-lock.js';
 import { dataContains, type SqlCondition } from './json-filter.js';
 import { JOBS_TABLE, newRow, rowToJob, savedColumns, STATE_COLUMNS, stateOf, toMillis, type JobRow, type StateRow, type StoredJob } from './rows.js';
 import { affected, exactColumn, orderNullsLast, sortDir, whereContainsText, whereTextEquals, whereTextIn, whereTextNotIn, type SortDir } from './sql.js';
@@ -41,6 +41,8 @@ const UNLOCK_CHUNK = 500;
 export class KnexJobRepository implements JobRepository {
   readonly engine: Engine;
   private readonly sort: { nextRunAt: SortDir; priority: SortDir };
+  /** When getNextJobToRun last looked for expired locks, per job name, and whether it found one. */
+  private readonly expiredLooks = new Map<string, { at: number; found: boolean }>();
   private server: Promise<ServerInfo> | undefined;
 
   constructor(
@@ -327,6 +329,26 @@ export class KnexJobRepository implements JobRepository {
   ): Promise<JobParameters | undefined> {
     const scanUntil = toMillis(nextScanAt);
     const deadline = toMillis(lockDeadline);
+    if ((await this.lockStrategy()) === 'skip-locked' && scanUntil !== null && deadline !== null) {
+      const lockTime = (now ?? new Date()).getTime();
+      // Expired locks are rare: look for them at most once a second per name, unless the last look found
+      // one (then keep draining them first).
+      const lastLook = this.expiredLooks.get(jobName);
+      const expired = lastLook === undefined || lastLook.found || Date.now() - lastLook.at >= EXPIRED_LOOK_MS;
+      const claimed = await claimSkippingLocked(this.knex, {
+        name: jobName,
+        scanUntil,
+        deadline,
+        lockTime,
+        lastModifiedBy: options?.lastModifiedBy || null,
+        nextRunDir: this.sort.nextRunAt,
+        priorityDir: this.sort.priority,
+        expired,
+        sessionReadCommitted: (await this.serverInfo()).readCommitted,
+      });
+      if (expired) this.expiredLooks.set(jobName, { at: Date.now(), found: claimed?.wasExpired === true });
+      return claimed ? rowToJob(claimed.row) : undefined;
+    }
     return this.lock(
       (qb) => {
         whereTextEquals(qb, this.engine, 'name', jobName);
@@ -364,6 +386,9 @@ export class KnexJobRepository implements JobRepository {
     return row ? rowToJob(row) : undefined;
   }
 }
+
+/** How often, per job name, the hot path also looks for jobs whose worker died (their lock expired). */
+const EXPIRED_LOOK_MS = 1000;
 
 function whereCondition(qb: Knex.QueryBuilder, condition: SqlCondition): void {
   qb.whereRaw(condition.sql, condition.bindings);
