@@ -110,6 +110,18 @@ export class Scheduler implements JobsFacade {
     return jobs[0]?.nextRunAt ? new Date(jobs[0].nextRunAt).getTime() : null;
   }
 
+  /** The earliest next run of every job of that name, by the value of one data field (for lists). */
+  async nextRunsByDataKey(name: string, key: string): Promise<Map<unknown, number>> {
+    const { jobs } = await this.agenda.queryJobs({ name });
+    const runs = new Map<unknown, number>();
+    for (const job of jobs) {
+      const at = job.nextRunAt ? new Date(job.nextRunAt).getTime() : null;
+      const value = (job.data as Record<string, unknown> | null)?.[key];
+      if (at !== null && value !== undefined && !(runs.get(value)! <= at)) runs.set(value, at);
+    }
+    return runs;
+  }
+
   async start(): Promise<void> {
     if (this.running) return;
     await this.agenda.start();

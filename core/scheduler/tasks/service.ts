@@ -91,7 +91,10 @@ export class TaskService {
   }
 
   async list(tenant: string): Promise<TaskView[]> {
-    return Promise.all((await this.repo.list(tenant)).map((t) => this.view(t)));
+    const tasks = await this.repo.list(tenant);
+    // One read of the task jobs for the whole list, not one per task.
+    const nextRuns = await this.scheduler.nextRunsByDataKey(TASK_JOB, 'taskId');
+    return tasks.map((t) => this.viewWith(t, nextRuns.get(t.id) ?? null));
   }
 
   async get(tenant: string, key: string): Promise<TaskView> {
@@ -167,9 +170,14 @@ export class TaskService {
   }
 
   private async view(task: ScheduledTask): Promise<TaskView> {
+    return this.viewWith(task, task.enabled ? await this.scheduler.nextRunAt(TASK_JOB, { taskId: task.id }) : null);
+  }
+
+  /** The answer's shape; the next run is the planned job's, else the CRON expression's next occurrence. */
+  private viewWith(task: ScheduledTask, plannedRun: number | null): TaskView {
     let nextRun: number | null = null;
     if (task.enabled) {
-      nextRun = await this.scheduler.nextRunAt(TASK_JOB, { taskId: task.id });
+      nextRun = plannedRun;
       if (nextRun === null) {
         const next = nextCronOccurrence(task.cron, task.timezone, new Date(this.clock()));
         nextRun = next.ok ? next.next : null;

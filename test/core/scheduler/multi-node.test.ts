@@ -4,17 +4,13 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { bootKernel } from '../../helpers/kernel.js';
+import { until as waitUntil } from '../../helpers/until.js';
+
+const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000) => waitUntil(what, check, timeoutMs, 50);
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const WORKER = join(ROOT, 'test/fixtures/scheduler-worker.ts');
 
-const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 interface Worker {
   proc: ChildProcess;

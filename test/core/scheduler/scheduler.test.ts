@@ -1,14 +1,8 @@
 import t from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { bootKernel, testConfig } from '../../helpers/kernel.js';
+import { until } from '../../helpers/until.js';
 
-const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 const fast = { scheduler: { processEveryMs: 50 } };
 const jobRow = (kernel: Kernel, name: string) => kernel.db.knex('scheduler_jobs').where({ name }).first();
 

@@ -3,19 +3,13 @@ import type { Authorizer } from '../../../core/http/access.js';
 import type { Kernel } from '../../../core/kernel.js';
 import { bootKernel, tempDir } from '../../helpers/kernel.js';
 import { writePlugin } from '../../helpers/plugins.js';
+import { until } from '../../helpers/until.js';
 
 declare global {
   // Runs recorded by the fixture task type below.
   var reportRuns: { taskName: string; parameters: Record<string, unknown> }[] | undefined;
 }
 
-const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 async function setup(t: Test): Promise<Kernel> {
   globalThis.reportRuns = [];
@@ -80,7 +74,9 @@ t.test('scheduled tasks: create, validate, run on their CRON, run now, update, d
     t.equal(res.headers['content-type'], 'application/problem+json');
     t.match(res.json(), { error: code, message }, name);
   }
-  t.equal((await api('GET', '')).json().length, 1, 'nothing half-written by the refused requests');
+  const listed = (await api('GET', '')).json();
+  t.equal(listed.length, 1, 'nothing half-written by the refused requests');
+  t.ok(listed[0].nextRun > Date.now() - 1000 && listed[0].nextRun <= Date.now() + 2000, 'the list shows the next run too');
 
   await until('the task to run on its CRON', async () => (await api('GET', 'weekly-report')).json().lastResult !== null);
   const ran = (await api('GET', 'weekly-report')).json();
