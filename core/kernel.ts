@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asValue, type AwilixContainer } from 'awilix';
 import type { FastifyInstance } from 'fastify';
-import type { RouteScope } from '@certwright/sdk';
+import type { PluginManifest, RouteScope } from '@certwright/sdk';
 import type { Logger } from 'pino';
 import type { CertwrightConfig } from './config/index.js';
 import { createRootContainer, installRequestScope } from './container.js';
@@ -10,7 +10,7 @@ import { openDatabase, type Database } from './db/connection.js';
 import { CORE_MIGRATIONS } from './db/migrations/index.js';
 import { CORE_MIGRATIONS_TABLE, migrateLatest, pendingMigrations } from './db/migrator.js';
 import { EventStore } from './events/store.js';
-import { denyAllAuthorizer, type Authorizer } from './http/access.js';
+import type { Authorizer } from './http/access.js';
 import { HostPolicy } from './http/host-policy.js';
 import { endpointsRoutes } from './http/routes/endpoints.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -25,6 +25,7 @@ import { TaskRepository } from './scheduler/tasks/repository.js';
 import { taskRoutes } from './scheduler/tasks/routes.js';
 import { TaskService } from './scheduler/tasks/service.js';
 import { loadMasterKey, SecretBox } from './secrets/index.js';
+import { SecurityCore } from './security/index.js';
 import { hostname } from 'node:os';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,6 +59,7 @@ export class Kernel {
     readonly events: EventStore,
     readonly secrets: SecretBox,
     readonly scheduler: Scheduler,
+    readonly security: SecurityCore,
   ) {}
 
   static async boot(options: BootOptions): Promise<Kernel> {
@@ -86,9 +88,19 @@ export class Kernel {
       });
       let hostPolicy = HostPolicy.fromConfig(config);
       const currentPolicy = () => hostPolicy;
-      let authorizer: Authorizer = denyAllAuthorizer;
+      const security = new SecurityCore({
+        config,
+        knex: db.knex,
+        secrets,
+        events,
+        logger: logger.child({ component: 'security' }),
+        clock,
+        provided,
+        manifestOf: (id: string): PluginManifest | undefined => plugins.manifestOf(id),
+      });
+      let authorizer: Authorizer = security.authorizer;
 
-      const plugins = new PluginManager({
+      const plugins: PluginManager = new PluginManager({
         projectRoot: options.projectRoot ?? PROJECT_ROOT,
         paths: config.plugins.paths,
         disabled: config.plugins.disabled,
@@ -100,6 +112,7 @@ export class Kernel {
         provided,
         scheduler,
         clock,
+        localAccounts: security.localAccounts(),
       });
 
       container.register({
@@ -112,12 +125,13 @@ export class Kernel {
         provided: asValue(provided),
         plugins: asValue(plugins),
         scheduler: asValue(scheduler),
+        security: asValue(security),
         clock: asValue(clock),
         hostPolicy: asValue(currentPolicy),
         setHostPolicy: asValue((next: HostPolicy) => {
           hostPolicy = next;
         }),
-        // The security core installs its authorizer here; until then non-public routes answer 401.
+        // The security core's authorizer guards every non-public route; tests may replace it.
         setAuthorizer: asValue((next: Authorizer) => {
           authorizer = next;
         }),
@@ -137,6 +151,7 @@ export class Kernel {
         }
         return failed;
       };
+      await security.registerRoutes(app);
       await app.register(healthRoutes, { readiness });
       await app.register(endpointsRoutes, { hostPolicy: currentPolicy });
       await app.register(licenseRoutes, { modules: () => plugins.summaries() });
@@ -150,10 +165,12 @@ export class Kernel {
       await app.ready();
       const starting = !options.withoutPlugins && options.startPlugins !== false;
       if (starting) await plugins.start();
+      // First start: the local identity provider (its type comes from a plugin) and the administrator.
+      if (starting) await security.bootstrap('default');
       // Jobs start last: every definition (core and plugins) is in place before the first poll.
       if (starting && config.scheduler.enabled) await scheduler.start();
 
-      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler);
+      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler, security);
       return kernel;
     } catch (err) {
       await app?.close().catch(() => undefined);

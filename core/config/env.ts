@@ -21,5 +21,6 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'ALLOWED_HOSTS', path: ['allowedHosts'], parse: list },
   { name: 'CERTWRIGHT_DATA_DIR', path: ['dataDir'], parse: text },
   { name: 'CERTWRIGHT_MASTER_KEY', path: ['secrets', 'masterKey'], parse: text },
+  { name: 'CERTWRIGHT_ADMIN_SECRET', path: ['security', 'adminSecret'], parse: text },
   { name: 'LOG_LEVEL', path: ['log', 'level'], parse: text },
 ];

@@ -20,6 +20,16 @@ export interface CertwrightConfig {
   allowedHosts: string[];
   certwright: { endpoints: EndpointEntry[] | null };
   scheduler: { enabled: boolean; processEveryMs: number; lockLifetimeMs: number; stopTimeoutMs: number };
+  security: {
+    /** Secret of the `administrator` account created on the first start; generated when null. */
+    adminSecret: string | null;
+    session: { lifetimeMs: number; secureCookies: 'auto' | 'always' | 'never' };
+    /** How long a verified API key and a resolved principal are trusted without reading the database. */
+    cacheTtlMs: number;
+    cacheMaxEntries: number;
+    argon2: { memoryKiB: number; iterations: number; parallelism: number; maxConcurrent: number };
+    throttle: { identifierFreeAttempts: number; addressFreeAttempts: number; windowMs: number; maxLockMs: number };
+  };
   plugins: {
     paths: string[];
     disabled: string[];

@@ -1,3 +1,5 @@
+import { SECURITY_ERRORS } from '../security/errors.js';
+
 /**
  * Every error code the API answers, in one place: the HTTP status, the title, and the default message.
  * Codes are stable: clients key on them (client-compat §6). Add new codes here, never inline.
@@ -42,6 +44,8 @@ export const ERROR_CATALOGUE = {
   'SCHED-002': { status: 400, title: 'Invalid scheduled task', message: 'The scheduled task is not valid' },
   'SCHED-003': { status: 404, title: 'Scheduled task not found', message: 'No scheduled task has this name or id' },
   'SCHED-004': { status: 400, title: 'Scheduled task exists', message: 'A scheduled task with this name already exists' },
+  // Security core (core/security/errors.ts).
+  ...SECURITY_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

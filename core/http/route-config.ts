@@ -6,8 +6,21 @@ import type { Capability } from '@certwright/sdk';
  */
 export type RouteCapability = Capability | 'common' | 'any';
 
-/** `public`: answered without credentials. Otherwise the permission the authorizer checks. */
-export type RouteAccess = 'public' | { permission: string };
+/**
+ * Who may call a route, declared once on the route and enforced by the one authorizer:
+ * - `public`: no credentials (probes, the login page's provider list, logout);
+ * - `authenticated`: any authenticated principal (self-service routes, decoders);
+ * - a permission (core/security/permissions), optionally also granted to the principal the request
+ *   is about (`orSelf`: `params.x`, `query.x` or `body.x` equal to the caller's identifier) or to a
+ *   manager of the team named by a path parameter (`orTeamManager`).
+ */
+export type RouteAccess = 'public' | 'authenticated' | PermissionAccess;
+
+export interface PermissionAccess {
+  permission: string;
+  orSelf?: `${'params' | 'query' | 'body'}.${string}`;
+  orTeamManager?: string;
+}
 
 export const COMMON_CAPABILITIES: readonly Capability[] = ['webra', 'events', 'configuration'];
 

@@ -1,10 +1,10 @@
 import type { Capability } from '@certwright/sdk';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { problemBody } from '../errors/index.js';
 import type { Authorizer } from './access.js';
 import type { HostPolicy } from './host-policy.js';
 import { sendProblem } from './problem-reply.js';
-import { COMMON_CAPABILITIES, type RouteAccess, type RouteCapability } from './route-config.js';
+import { COMMON_CAPABILITIES, type PermissionAccess, type RouteAccess, type RouteCapability } from './route-config.js';
 
 /**
  * Every route must declare its capability and its access; a route that forgets either is refused when it
@@ -12,7 +12,8 @@ import { COMMON_CAPABILITIES, type RouteAccess, type RouteCapability } from './r
  *
  * 1. the host gate: 404 (the same problem as an unknown route, so hosts cannot be probed) when the
  *    request's Host is not allowed the route's capability;
- * 2. the authorizer, for non-public routes.
+ * 2. the authorizer, for non-public routes (and again before the handler when the access depends on
+ *    a body field).
  *
  * Built per route at registration, so a request pays one closure call per guard and no route-option
  * lookups; `any` + `public` routes (the probes) pay nothing. The policy and the authorizer are read per
@@ -35,13 +36,25 @@ export function installRouteGuards(app: FastifyInstance, policy: () => HostPolic
         sendProblem(reply, problemBody('HTTP-001'));
       });
     }
+    // A check on a body field waits for the body: authenticate first (unparsed bodies of strangers
+    // are never read), decide once the body is there.
+    const onBody = typeof access === 'object' && access.orSelf?.startsWith('body.') === true;
     if (access !== 'public') {
+      const first = onBody ? 'authenticated' : access;
       guards.push((request, _reply, done) => {
-        authorizer().authorize(request, access).then(() => done(), done);
+        authorizer().authorize(request, first).then(() => done(), done);
       });
     }
-    if (guards.length === 0) return;
-    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [...guards, ...own];
+    if (guards.length > 0) {
+      const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+      route.onRequest = [...guards, ...own];
+    }
+    if (onBody) {
+      const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+      const check: preHandlerHookHandler = (request, _reply, done) => {
+        authorizer().authorize(request, access as PermissionAccess).then(() => done(), done);
+      };
+      route.preHandler = [check, ...own];
+    }
   });
 }

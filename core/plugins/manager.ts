@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isDefinedPlugin, type DefinedPlugin, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
+import { isDefinedPlugin, type DefinedPlugin, type LocalAccountsFacade, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { loadMigrationFolder, migrateLatest, pluginMigrationsTable } from '../db/migrator.js';
@@ -39,6 +39,7 @@ export interface PluginManagerDeps {
   provided: ProvidedServices;
   scheduler: Scheduler;
   clock: () => number;
+  localAccounts: LocalAccountsFacade;
 }
 
 /**
@@ -125,6 +126,7 @@ export class PluginManager {
         },
       },
       jobs: this.deps.scheduler.facadeFor(manifest.id, manifest.jobs ?? []),
+      localAccounts: this.deps.localAccounts,
     };
   }
 
@@ -153,6 +155,11 @@ export class PluginManager {
   }
 
   /** Protocol plugins whose routes failed to mount are degraded after the fact. */
+  /** The manifest of a loaded plugin. */
+  manifestOf(id: string): PluginManifest | undefined {
+    return this.records.find((r) => r.manifest?.id === id)?.manifest;
+  }
+
   degradeById(id: string, reason: string): void {
     const record = this.records.find((r) => r.id === id);
     if (record) this.degrade(record, reason);

@@ -26,6 +26,10 @@ export class ProvidedRegistry<T> {
   get(type: string): T | undefined {
     return this.entries.get(type)?.value;
   }
+  /** Id of the plugin that provides `type`. */
+  pluginOf(type: string): string | undefined {
+    return this.entries.get(type)?.pluginId;
+  }
   types(): string[] {
     return [...this.entries.keys()].sort();
   }

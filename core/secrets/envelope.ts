@@ -1,7 +1,7 @@
 // AES-256-GCM sealing of secrets stored at rest (connector passwords, API
 // tokens). Format: cw1.<keyId>.<iv>.<ciphertext>.<tag>, fields base64url.
 
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { decodeBase64Url } from './base64.js';
 import { keyId as computeKeyId, MASTER_KEY_BYTES } from './master-key.js';
@@ -29,6 +29,14 @@ export class SecretBox {
     // createSecretKey copies the bytes; one KeyObject is reused for every call.
     this.#key = createSecretKey(key);
     this.keyId = computeKeyId(key);
+  }
+
+  /**
+   * A key for another purpose (session signing, cache keys), derived from the master key with HKDF so
+   * every node sharing the master key derives the same one and the master key itself is used only here.
+   */
+  deriveKey(purpose: string, bytes = 32): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), `certwright:${purpose}`, bytes));
   }
 
   /**

@@ -65,6 +65,21 @@ export interface EventsFacade {
   append(event: NewEvent): Promise<{ id: string }>;
 }
 
+/** A local account (/api/v1/security/identity/locals/) as identity providers see it: never its secret. */
+export interface LocalAccount {
+  identifier: string;
+  name?: string;
+  email?: string;
+}
+
+/** The platform's local accounts, for identity-provider plugins. Secrets are verified with argon2id. */
+export interface LocalAccountsFacade {
+  /** The enabled account whose secret is `secret`, or null (unknown, disabled, no secret, wrong secret). */
+  verify(tenant: string, identifier: string, secret: string): Promise<LocalAccount | null>;
+  /** The enabled account, or null. */
+  find(tenant: string, identifier: string): Promise<LocalAccount | null>;
+}
+
 export interface Clock {
   now(): number;
 }
@@ -83,6 +98,8 @@ export interface PluginContext {
   kv: ScopedKeyValueStore;
   secrets: SecretsFacade;
   events: EventsFacade;
+  /** The platform's local accounts (identity providers verify secrets through it). */
+  localAccounts: LocalAccountsFacade;
   /** Background jobs, persisted in the database; only the names the manifest's `jobs` lists. */
   jobs: JobsFacade;
 }

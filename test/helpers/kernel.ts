@@ -30,6 +30,10 @@ export class LogCapture extends Writable {
   }
 }
 
+/** The secret of the `administrator` account in test kernels (testConfig sets security.adminSecret). */
+export const TEST_ADMIN_SECRET = 'Test-Admin-Secret-1!';
+export const ADMIN_HEADERS = { 'x-api-id': 'administrator', 'x-api-key': TEST_ADMIN_SECRET } as const;
+
 type Tree = Record<string, unknown>;
 const isTree = (v: unknown): v is Tree => typeof v === 'object' && v !== null && !Array.isArray(v);
 function deepMerge(base: Tree, over: Tree): Tree {
@@ -44,7 +48,15 @@ export async function testConfig(t: TestContext, overrides: DeepPartial<Certwrig
   const url = await freshDatabaseUrl(t);
   // A short job lock lifetime: Agenda keeps a liveness timer of half of it per job run, which would
   // otherwise hold a finished test process open for minutes.
-  const base = { dataDir, database: { url }, log: { level: 'warn' }, scheduler: { lockLifetimeMs: 2000 } };
+  // Cheap argon2id (tests hash many secrets; the production cost is measured in bench/auth) and a
+  // known administrator secret (TEST_ADMIN_SECRET).
+  const base = {
+    dataDir,
+    database: { url },
+    log: { level: 'warn' },
+    scheduler: { lockLifetimeMs: 2000 },
+    security: { adminSecret: TEST_ADMIN_SECRET, argon2: { memoryKiB: 1024, iterations: 1 } },
+  };
   // Deep, so that overriding database.pool keeps the test database URL.
   return loadConfig({ env: {}, overrides: deepMerge(base, overrides as Tree) as DeepPartial<CertwrightConfig> });
 }

@@ -1,0 +1,172 @@
+import type { LocalAccountsFacade } from '@certwright/sdk';
+import type { FastifyInstance } from 'fastify';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { CertwrightConfig } from '../config/index.js';
+import type { EventStore } from '../events/store.js';
+import type { Authorizer } from '../http/access.js';
+import type { ProvidedServices } from '../plugins/provided.js';
+import type { SecretBox } from '../secrets/index.js';
+import { Authenticator } from './auth/authenticator.js';
+import { SessionTokens } from './auth/session.js';
+import { LoginThrottle } from './auth/throttle.js';
+import { ensureInitialAdministrator } from './bootstrap.js';
+import { PasswordHasher } from './passwords/hasher.js';
+import { PrincipalResolver } from './principals/resolver.js';
+import { IdentityProviderService } from './providers/service.js';
+import { sessionRoutes } from './routes/session-routes.js';
+import { raTeamRoutes } from './groups/ra-team-routes.js';
+import { roleRoutes } from './groups/role-routes.js';
+import { teamRoutes } from './groups/team-routes.js';
+import { localIdentityRoutes } from './locals/routes.js';
+import { passwordPolicyRoutes } from './password-policies/routes.js';
+import { PasswordPolicyService } from './password-policies/service.js';
+import { principalDataRoutes } from './principal-data/routes.js';
+import { principalInfoRoutes } from './principal-infos/routes.js';
+import { identityProviderRoutes } from './providers/routes.js';
+import type { SecurityRouteContext } from './route-context.js';
+import { LocalIdentityRepository } from './store/local-identities.js';
+import type { PluginManifest } from '@certwright/sdk';
+
+export interface SecurityDeps {
+  config: CertwrightConfig;
+  knex: Knex;
+  secrets: SecretBox;
+  events: EventStore;
+  logger: Logger;
+  clock: () => number;
+  provided: ProvidedServices;
+  manifestOf: (pluginId: string) => PluginManifest | undefined;
+}
+
+/**
+ * The security core (DESIGN.md §3): local identities, identity providers, principals, sessions, CSRF,
+ * throttling and the authorizer every route goes through. Built before plugins load (identity-provider
+ * plugins get the local accounts facade), routes registered with the other core routes, the first
+ * administrator created once plugins have registered their provider types.
+ */
+export class SecurityCore {
+  readonly hasher: PasswordHasher;
+  readonly identities: LocalIdentityRepository;
+  readonly resolver: PrincipalResolver;
+  readonly providers: IdentityProviderService;
+  readonly sessions: SessionTokens;
+  readonly throttle: LoginThrottle;
+  readonly authenticator: Authenticator;
+  readonly passwordPolicies: PasswordPolicyService;
+
+  constructor(private readonly deps: SecurityDeps) {
+    const { config, knex, clock, logger } = deps;
+    const s = config.security;
+    this.hasher = new PasswordHasher(s.argon2);
+    this.identities = new LocalIdentityRepository(knex, clock);
+    this.resolver = new PrincipalResolver(knex, { ttlMs: s.cacheTtlMs, maxEntries: s.cacheMaxEntries });
+    this.providers = new IdentityProviderService({
+      knex,
+      registry: deps.provided.identityProviders,
+      manifestOf: deps.manifestOf,
+      logger: logger.child({ component: 'identity-providers' }),
+      clock,
+      refreshMs: s.cacheTtlMs,
+      onChange: () => this.invalidate(),
+    });
+    this.passwordPolicies = new PasswordPolicyService(knex, clock);
+    this.sessions = new SessionTokens(deps.secrets.deriveKey('session-signing'), s.session.lifetimeMs, clock);
+    this.throttle = new LoginThrottle(knex, s.throttle, clock);
+    this.authenticator = new Authenticator({
+      knex,
+      providers: this.providers,
+      resolver: this.resolver,
+      sessions: this.sessions,
+      throttle: this.throttle,
+      events: deps.events,
+      logger,
+      clock,
+      cacheTtlMs: s.cacheTtlMs,
+      cacheMaxEntries: s.cacheMaxEntries,
+      isTeamManager: (principal, team) => principal.teams.some((t) => t.name === team && t.manager),
+    });
+  }
+
+  get authorizer(): Authorizer {
+    return this.authenticator;
+  }
+
+  /** After any change to identities, principals, roles, teams or providers on this node. */
+  invalidate(): void {
+    this.authenticator.invalidate();
+  }
+
+  /** What identity-provider plugins get as `ctx.localAccounts`. */
+  localAccounts(): LocalAccountsFacade {
+    const view = (i: { identifier: string; name: string | null; email: string | null }) => ({
+      identifier: i.identifier,
+      ...(i.name ? { name: i.name } : {}),
+      ...(i.email ? { email: i.email } : {}),
+    });
+    return {
+      verify: async (tenant, identifier, secret) => {
+        const credential = await this.identities.credentialOf(tenant, identifier);
+        const ok = await this.hasher.verify(credential?.enabled ? credential.hash : null, secret);
+        return ok && credential ? view(credential.identity) : null;
+      },
+      find: async (tenant, identifier) => {
+        const identity = await this.identities.find(tenant, identifier);
+        return identity?.enabled ? view(identity) : null;
+      },
+    };
+  }
+
+  async registerRoutes(app: FastifyInstance): Promise<void> {
+    app.decorateRequest('principal', null);
+    app.decorateRequest('authMethod', null);
+    app.decorateRequest('session', null);
+    const s = this.deps.config.security;
+    await app.register(sessionRoutes, {
+      knex: this.deps.knex,
+      authenticator: this.authenticator,
+      sessions: this.sessions,
+      lifetimeMs: s.session.lifetimeMs,
+      secureCookies: s.session.secureCookies,
+    });
+    const ctx: SecurityRouteContext = {
+      knex: this.deps.knex,
+      clock: this.deps.clock,
+      events: this.deps.events,
+      logger: this.deps.logger,
+      hasher: this.hasher,
+      identities: this.identities,
+      resolver: this.resolver,
+      providers: this.providers,
+      authenticator: this.authenticator,
+      passwordPolicies: this.passwordPolicies,
+      invalidate: () => this.invalidate(),
+    };
+    for (const routes of [
+      localIdentityRoutes,
+      identityProviderRoutes,
+      passwordPolicyRoutes,
+      principalInfoRoutes,
+      roleRoutes,
+      teamRoutes,
+      raTeamRoutes,
+      principalDataRoutes,
+    ]) {
+      await app.register(routes, ctx);
+    }
+  }
+
+  /** First start: the `local` identity provider and the `administrator` account. */
+  async bootstrap(tenant: string): Promise<void> {
+    await this.providers.ensureDefault(tenant);
+    await this.passwordPolicies.ensureDefault(tenant);
+    await ensureInitialAdministrator(tenant, this.deps.config.security.adminSecret, {
+      knex: this.deps.knex,
+      identities: this.identities,
+      hasher: this.hasher,
+      logger: this.deps.logger,
+      dataDir: this.deps.config.dataDir,
+      clock: this.deps.clock,
+    });
+  }
+}

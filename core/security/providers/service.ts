@@ -1,0 +1,252 @@
+import type { IdentityProvider, InstanceFactory, PluginManifest } from '@certwright/sdk';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { newId } from '../../db/ids.js';
+import { isUniqueViolation } from '../../db/unique.js';
+import { ProblemError } from '../../errors/index.js';
+import { checkInstances, secretFields } from '../../plugins/instances.js';
+import type { ProvidedRegistry } from '../../plugins/provided.js';
+
+/** An identity provider as configured (/api/v1/security/identity/providers/). */
+export interface IdentityProviderConfig {
+  _id: string;
+  name: string;
+  type: string;
+  enabled: boolean;
+  config: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface IdentityProviderInput {
+  name: string;
+  type: string;
+  enabled: boolean;
+  config: Record<string, unknown>;
+}
+
+/** An enabled provider, ready to authenticate. */
+export interface ActiveProvider {
+  name: string;
+  type: string;
+  provider: IdentityProvider;
+}
+
+interface Row {
+  id: string;
+  tenant: string;
+  name: string;
+  type: string;
+  enabled: number | boolean;
+  config: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+const TABLE = 'security_identity_providers';
+const fromRow = (r: Row): IdentityProviderConfig => ({
+  _id: r.id,
+  name: r.name,
+  type: r.type,
+  enabled: Boolean(r.enabled),
+  config: JSON.parse(r.config) as Record<string, unknown>,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export interface ProviderServiceDeps {
+  knex: Knex;
+  registry: ProvidedRegistry<InstanceFactory<IdentityProvider>>;
+  manifestOf: (pluginId: string) => PluginManifest | undefined;
+  logger: Logger;
+  clock: () => number;
+  /** How long this node trusts its list of enabled providers before reading it again. */
+  refreshMs: number;
+  /** Called after every change (the authenticator drops its caches). */
+  onChange: () => void;
+}
+
+/**
+ * Identity providers are rows in the database, each an instance of a provider type that a plugin
+ * registered. The enabled ones are instantiated once and kept per tenant; a change on this node
+ * applies to the next request, a change on another node within `refreshMs`. No restart, no new routes.
+ */
+export class IdentityProviderService {
+  private readonly active = new Map<string, { loadedAt: number; providers: ActiveProvider[]; loading?: Promise<ActiveProvider[]> }>();
+  private readonly instances = new Map<string, { stamp: string; provider: IdentityProvider }>();
+
+  constructor(private readonly deps: ProviderServiceDeps) {}
+
+  /** The enabled providers of a tenant, in name order (the order the authenticator asks them in). */
+  async enabled(tenant: string): Promise<ActiveProvider[]> {
+    const entry = this.active.get(tenant);
+    const now = this.deps.clock();
+    if (entry && now - entry.loadedAt < this.deps.refreshMs) return entry.providers;
+    if (entry?.loading) return entry.loading;
+    const loading = this.load(tenant);
+    this.active.set(tenant, { loadedAt: entry?.loadedAt ?? 0, providers: entry?.providers ?? [], loading });
+    try {
+      const providers = await loading;
+      this.active.set(tenant, { loadedAt: this.deps.clock(), providers });
+      return providers;
+    } catch (err) {
+      this.active.set(tenant, { loadedAt: entry?.loadedAt ?? 0, providers: entry?.providers ?? [] });
+      throw err;
+    }
+  }
+
+  async byName(tenant: string, name: string): Promise<ActiveProvider | undefined> {
+    return (await this.enabled(tenant)).find((p) => p.name === name);
+  }
+
+  private async load(tenant: string): Promise<ActiveProvider[]> {
+    const rows = (await this.deps.knex(TABLE).where({ tenant, enabled: true }).orderBy('name')) as Row[];
+    const out: ActiveProvider[] = [];
+    for (const row of rows) {
+      const provider = await this.instantiate(row);
+      if (provider) out.push({ name: row.name, type: row.type, provider });
+    }
+    return out;
+  }
+
+  private async instantiate(row: Row): Promise<IdentityProvider | undefined> {
+    const key = `${row.tenant}\u0000${row.name}`;
+    const stamp = `${row.type}:${String(row.updated_at)}`;
+    const known = this.instances.get(key);
+    if (known?.stamp === stamp) return known.provider;
+    const factory = this.deps.registry.get(row.type);
+    if (!factory) {
+      this.deps.logger.warn({ provider: row.name, type: row.type }, 'identity provider type is not provided by any loaded plugin; provider skipped');
+      return undefined;
+    }
+    try {
+      const provider = await factory({ name: row.name, config: JSON.parse(row.config) as Record<string, unknown> });
+      this.instances.set(key, { stamp, provider });
+      return provider;
+    } catch (err) {
+      this.deps.logger.error({ provider: row.name, type: row.type, err }, 'identity provider failed to start; provider skipped');
+      return undefined;
+    }
+  }
+
+  private changed(tenant: string): void {
+    this.active.delete(tenant);
+    this.deps.onChange();
+  }
+
+  // --- configuration (/api/v1/security/identity/providers/) ---
+
+  /** Provider types the loaded plugins offer. */
+  types(): string[] {
+    return this.deps.registry.types();
+  }
+
+  async list(tenant: string): Promise<IdentityProviderConfig[]> {
+    return ((await this.deps.knex(TABLE).where({ tenant }).orderBy('name')) as Row[]).map((r) => this.masked(fromRow(r)));
+  }
+
+  async get(tenant: string, name: string): Promise<IdentityProviderConfig> {
+    return this.masked(await this.require(tenant, name));
+  }
+
+  async create(tenant: string, input: IdentityProviderInput): Promise<IdentityProviderConfig> {
+    this.validate(input);
+    const now = this.deps.clock();
+    try {
+      await this.deps.knex(TABLE).insert({
+        id: newId(now),
+        tenant,
+        name: input.name,
+        type: input.type,
+        enabled: input.enabled,
+        config: JSON.stringify(input.config),
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ProblemError('SEC-IDP-004', { message: `An identity provider named "${input.name}" already exists` });
+      throw err;
+    }
+    this.changed(tenant);
+    return this.get(tenant, input.name);
+  }
+
+  /** Updates the provider named in the body; secret fields sent back masked keep their stored value. */
+  async update(tenant: string, input: IdentityProviderInput): Promise<IdentityProviderConfig> {
+    const current = await this.require(tenant, input.name);
+    if (input.type !== current.type) throw new ProblemError('SEC-IDP-002', { message: 'The type of an identity provider cannot change' });
+    const config = { ...input.config };
+    for (const field of this.secretFieldsOf(current.type)) if (config[field] === MASK) config[field] = current.config[field];
+    const next = { ...input, config };
+    this.validate(next);
+    if (!next.enabled) await this.refuseLastEnabled(tenant, current.name);
+    await this.deps.knex(TABLE)
+      .where({ tenant, name: input.name })
+      .update({ enabled: next.enabled, config: JSON.stringify(config), updated_at: Math.max(this.deps.clock(), current.updatedAt + 1) });
+    this.changed(tenant);
+    return this.get(tenant, input.name);
+  }
+
+  async remove(tenant: string, name: string): Promise<void> {
+    const current = await this.require(tenant, name);
+    if (current.enabled) await this.refuseLastEnabled(tenant, name);
+    await this.deps.knex(TABLE).where({ tenant, name }).delete();
+    this.changed(tenant);
+  }
+
+  /** Creates the `local` provider on a tenant that has none (first start), when its type is loaded. */
+  async ensureDefault(tenant: string): Promise<void> {
+    if (!this.deps.registry.get('local')) return;
+    const any = await this.deps.knex(TABLE).where({ tenant }).first();
+    if (any) return;
+    try {
+      await this.create(tenant, { name: 'local', type: 'local', enabled: true, config: {} });
+    } catch (err) {
+      // Another node created it first.
+      if (!(err instanceof ProblemError && err.code === 'SEC-IDP-004')) throw err;
+    }
+  }
+
+  private async refuseLastEnabled(tenant: string, name: string): Promise<void> {
+    const others = (await this.deps.knex(TABLE).where({ tenant, enabled: true }).whereNot({ name }).count({ n: '*' }).first()) as { n: number | string };
+    if (Number(others.n) === 0) {
+      throw new ProblemError('SEC-IDP-005', { message: `"${name}" is the last enabled identity provider: enable another one first, or nobody could log in` });
+    }
+  }
+
+  private async require(tenant: string, name: string): Promise<IdentityProviderConfig> {
+    const row = (await this.deps.knex(TABLE).where({ tenant, name }).first()) as Row | undefined;
+    if (!row) throw new ProblemError('SEC-IDP-003', { message: `No identity provider is named "${name}"` });
+    return fromRow(row);
+  }
+
+  private manifestOfType(type: string): PluginManifest | undefined {
+    const pluginId = this.deps.registry.pluginOf(type);
+    return pluginId ? this.deps.manifestOf(pluginId) : undefined;
+  }
+
+  private secretFieldsOf(type: string): string[] {
+    return secretFields(this.manifestOfType(type)?.configSchema as Record<string, unknown> | undefined);
+  }
+
+  private validate(input: IdentityProviderInput): void {
+    const manifest = this.manifestOfType(input.type);
+    if (!manifest) {
+      const known = this.types();
+      throw new ProblemError('SEC-IDP-002', { message: `Unknown identity provider type "${input.type}" (known: ${known.join(', ') || 'none'})` });
+    }
+    const problem = checkInstances({ ...manifest, multiInstance: true }, [{ name: input.name, config: input.config }]);
+    if (problem) throw new ProblemError('SEC-IDP-002', { message: `Invalid configuration: ${problem}` });
+  }
+
+  /** Secret configuration fields never leave the service. */
+  private masked(p: IdentityProviderConfig): IdentityProviderConfig {
+    const secrets = this.secretFieldsOf(p.type);
+    if (secrets.length === 0) return p;
+    const config = { ...p.config };
+    for (const f of secrets) if (config[f] !== undefined) config[f] = MASK;
+    return { ...p, config };
+  }
+}
+
+export const MASK = '********';
