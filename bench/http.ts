@@ -6,14 +6,11 @@
 // (each row is the median round). Kernel rows are compared with the bare rate against LIMIT. It is a measurement: the exit code is 0 even
 // when a ratio FAILs (1 only when the benchmark itself could not run).
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { cpuBusy, fmt } from './lib/measure.js';
+import { cleanEnv, freePort, get, LOOPBACK, medianRound, ServerProcess, waitUntilAnswering } from './lib/servers.js';
 
 const CONNECTIONS = 50;
 const PIPELINING = 1;
@@ -22,55 +19,12 @@ const WARMUP_SECONDS = 2;
  * 2-core machine hits every target alike; each figure is the median over the rounds. */
 const ROUNDS = 3;
 const DURATION_SECONDS = 4;
+/** The administrator's secret in the benchmarked kernel (an authenticated route is measured too). */
+const ADMIN_SECRET = 'Bench-Admin-Secret-1!';
 /** A kernel route must reach this share of the bare fastify rate. */
 const LIMIT = 0.7;
-const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 5_000;
 /** Hard cap on the whole run (3 targets × (2 s + 3 × 4 s) of load + start-up is about 45 s). */
 const WATCHDOG_MS = 85_000;
-const LOOPBACK = '127.0.0.1';
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** A server child process, with the tail of its output kept for error messages. */
-class ServerProcess {
-  readonly proc: ChildProcess;
-  readonly exited: Promise<void>;
-  private readonly tail: string[] = [];
-
-  constructor(
-    readonly name: string,
-    args: string[],
-    env: NodeJS.ProcessEnv,
-  ) {
-    this.proc = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const keep = (chunk: Buffer): void => {
-      this.tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      if (this.tail.length > 40) this.tail.splice(0, this.tail.length - 40);
-    };
-    this.proc.stdout?.on('data', keep);
-    this.proc.stderr?.on('data', keep);
-    this.exited = new Promise((resolveExit) => this.proc.once('exit', () => resolveExit()));
-  }
-
-  get running(): boolean {
-    return this.proc.exitCode === null && this.proc.signalCode === null;
-  }
-
-  output(): string {
-    return this.tail.length ? this.tail.map((l) => `    | ${l}`).join('\n') : '    | (no output)';
-  }
-
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.proc.kill('SIGTERM');
-    const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), STOP_TIMEOUT_MS).unref());
-    if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout' && this.running) {
-      this.proc.kill('SIGKILL');
-      await this.exited;
-    }
-  }
-}
 
 interface Target {
   label: string;
@@ -83,58 +37,6 @@ interface Target {
 interface Measurement {
   target: Target;
   result: autocannon.Result;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, LOOPBACK, () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => (port ? resolvePort(port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
-
-/** One GET; resolves with status and body (rejects on connection errors). */
-function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolveGet, reject) => {
-    const req = request(url, { headers, timeout: 2_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function waitUntilAnswering(server: ServerProcess, url: string, headers: Record<string, string>): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (!server.running) throw new Error(`${server.name} exited before answering ${url}:\n${server.output()}`);
-    try {
-      const { status } = await get(url, headers);
-      if (status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${server.name} did not answer 200 on ${url} within ${START_TIMEOUT_MS / 1000} s:\n${server.output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The round with the median request rate, whole (its latencies and error counts come with it). */
-function medianRound(results: autocannon.Result[]): autocannon.Result {
-  const sorted = [...results].sort((a, b) => a.requests.average - b.requests.average);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function load(target: Target, duration: number): Promise<autocannon.Result> {
@@ -229,10 +131,7 @@ export async function run(): Promise<void> {
   try {
     const [barePort, kernelPort] = [await freePort(), await freePort()];
     // The kernel reads its configuration from the environment: drop anything that would point it elsewhere.
-    const baseEnv: NodeJS.ProcessEnv = { ...process.env };
-    for (const k of ['DATABASE_URL', 'TEST_DATABASE_URL', 'CERTWRIGHT_CONFIG', 'ALLOWED_HOSTS', 'CERTWRIGHT_MASTER_KEY']) {
-      delete baseEnv[k];
-    }
+    const baseEnv = cleanEnv();
     const cpuList = cpus();
     process.stdout.write(
       [
@@ -266,6 +165,7 @@ export async function run(): Promise<void> {
       PORT: String(kernelPort),
       HOST: LOOPBACK,
       CERTWRIGHT_DATA_DIR: dataDir,
+      CERTWRIGHT_ADMIN_SECRET: ADMIN_SECRET,
       LOG_LEVEL: 'warn',
     });
     servers.push(kernel);
@@ -275,9 +175,9 @@ export async function run(): Promise<void> {
       { label: 'bare fastify GET /', url: `http://${LOOPBACK}:${barePort}/`, headers: {}, kernel: false },
       { label: 'kernel GET /healthz', url: `http://${LOOPBACK}:${kernelPort}/healthz`, headers: kernelHeaders, kernel: true },
       {
-        label: 'kernel GET /api/v1/endpoints/',
+        label: 'kernel GET /api/v1/endpoints/ (API key)',
         url: `http://${LOOPBACK}:${kernelPort}/api/v1/endpoints/`,
-        headers: kernelHeaders,
+        headers: { ...kernelHeaders, 'x-api-id': 'administrator', 'x-api-key': ADMIN_SECRET },
         kernel: true,
       },
     ];

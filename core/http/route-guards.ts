@@ -1,5 +1,5 @@
 import type { Capability } from '@certwright/sdk';
-import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import { problemBody } from '../errors/index.js';
 import type { Authorizer } from './access.js';
 import type { HostPolicy } from './host-policy.js';
@@ -19,7 +19,24 @@ import { COMMON_CAPABILITIES, type PermissionAccess, type RouteAccess, type Rout
  * lookups; `any` + `public` routes (the probes) pay nothing. The policy and the authorizer are read per
  * request, so they can change at runtime without touching routes (fastify's router is frozen once ready).
  */
+/** One registered route and its declarations (the authorization matrix test walks them). */
+export interface RouteTableEntry {
+  method: string;
+  url: string;
+  capability: RouteCapability;
+  access: RouteAccess;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, with its capability and access. */
+    readonly routeTable: readonly RouteTableEntry[];
+  }
+}
+
 export function installRouteGuards(app: FastifyInstance, policy: () => HostPolicy, authorizer: () => Authorizer): void {
+  const table: RouteTableEntry[] = [];
+  app.decorate('routeTable', table);
   app.addHook('onRoute', (route) => {
     const config = route.config as { capability?: RouteCapability; access?: RouteAccess } | undefined;
     const capability = config?.capability;
@@ -27,6 +44,7 @@ export function installRouteGuards(app: FastifyInstance, policy: () => HostPolic
     const name = `route ${String(route.method)} ${route.url}`;
     if (capability === undefined) throw new Error(`${name} declares no capability (config.capability)`);
     if (access === undefined) throw new Error(`${name} declares no access (config.access)`);
+    for (const method of ([] as string[]).concat(route.method)) table.push({ method, url: route.url, capability, access });
 
     const guards: onRequestHookHandler[] = [];
     if (capability !== 'any') {
@@ -50,11 +68,11 @@ export function installRouteGuards(app: FastifyInstance, policy: () => HostPolic
       route.onRequest = [...guards, ...own];
     }
     if (onBody) {
-      const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
-      const check: preHandlerHookHandler = (request, _reply, done) => {
+      const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+      const check: preValidationHookHandler = (request, _reply, done) => {
         authorizer().authorize(request, access as PermissionAccess).then(() => done(), done);
       };
-      route.preHandler = [check, ...own];
+      route.preValidation = [check, ...own];
     }
   });
 }

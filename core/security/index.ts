@@ -24,7 +24,7 @@ import { PasswordPolicyService } from './password-policies/service.js';
 import { principalDataRoutes } from './principal-data/routes.js';
 import { principalInfoRoutes } from './principal-infos/routes.js';
 import { identityProviderRoutes } from './providers/routes.js';
-import type { SecurityRouteContext } from './route-context.js';
+import type { InvalidationScope, SecurityRouteContext } from './route-context.js';
 import { LocalIdentityRepository } from './store/local-identities.js';
 import type { PluginManifest } from '@certwright/sdk';
 
@@ -69,6 +69,7 @@ export class SecurityCore {
       clock,
       refreshMs: s.cacheTtlMs,
       onChange: () => this.invalidate(),
+      secrets: deps.secrets,
     });
     this.passwordPolicies = new PasswordPolicyService(knex, clock);
     this.sessions = new SessionTokens(deps.secrets.deriveKey('session-signing'), s.session.lifetimeMs, clock);
@@ -92,9 +93,11 @@ export class SecurityCore {
     return this.authenticator;
   }
 
-  /** After any change to identities, principals, roles, teams or providers on this node. */
-  invalidate(): void {
-    this.authenticator.invalidate();
+  /** After a security change on this node (see SecurityRouteContext.invalidate for the scopes). */
+  invalidate(scope?: InvalidationScope): void {
+    if (scope === undefined) this.authenticator.invalidate();
+    else if (scope === 'principals') this.resolver.invalidate();
+    else this.resolver.forget(scope.tenant, scope.identifier);
   }
 
   /** What identity-provider plugins get as `ctx.localAccounts`. */
@@ -140,7 +143,8 @@ export class SecurityCore {
       providers: this.providers,
       authenticator: this.authenticator,
       passwordPolicies: this.passwordPolicies,
-      invalidate: () => this.invalidate(),
+      throttle: this.throttle,
+      invalidate: (scope) => this.invalidate(scope),
     };
     for (const routes of [
       localIdentityRoutes,

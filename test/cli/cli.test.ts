@@ -62,8 +62,13 @@ t.test('plugins list shows the built-in plugins with their state', async (t) => 
   t.equal(result.status, 0, result.stderr);
   t.match(result.stdout, /^ID\s+KIND\s+VERSION\s+STATE/m);
   t.match(result.stdout, /^trigger-log\s+trigger-channel\s+1\.0\.0\s+ready\s+built-in/m);
+  t.match(result.stdout, /^identity-local\s+identity-provider\s+1\.0\.0\s+ready\s+built-in/m);
   const json = run(['plugins', 'list', '--json'], await cliEnv(t));
-  t.match(JSON.parse(json.stdout), [{ id: 'trigger-log', kind: 'trigger-channel', state: 'ready' }]);
+  const listed = JSON.parse(json.stdout) as { id: string; kind: string; state: string }[];
+  t.same(
+    listed.map((p) => `${p.id} ${p.kind} ${p.state}`).sort(),
+    ['identity-local identity-provider ready', 'trigger-log trigger-channel ready'],
+  );
 });
 
 t.test('migrate applies the migrations and exits', async (t) => {

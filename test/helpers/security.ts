@@ -56,3 +56,16 @@ export async function login(kernel: Kernel, headers: Record<string, string>): Pr
   const csrf = pairs.find((p) => p.startsWith('csrf-token='))!.slice('csrf-token='.length);
   return { cookie: pairs.join('; '), csrf };
 }
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** Calls the API as the principal with `headers`; a string payload is sent as is (malformed JSON). */
+export const caller =
+  (kernel: Kernel, headers: Record<string, string>) =>
+  (method: Method, url: string, payload?: unknown) =>
+    kernel.app.inject({
+      method,
+      url,
+      headers: { host: 'localhost', ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
+    });

@@ -15,7 +15,7 @@ export async function endpointsRoutes(app: FastifyInstance, opts: { hostPolicy: 
   app.get(
     '/api/v1/endpoints/',
     {
-      config: { capability: 'common', access: 'public' },
+      config: { capability: 'common', access: 'authenticated' },
       schema: { tags: ['system'], summary: 'Allowed hosts and their capabilities', response: { 200: { type: 'array', items: entrySchema } } },
     },
     async (_request, reply) => {

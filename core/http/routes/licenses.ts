@@ -22,7 +22,7 @@ export async function licenseRoutes(app: FastifyInstance, opts: { modules: () =>
   app.get(
     '/api/v1/licenses/modules',
     {
-      config: { capability: 'common', access: 'public' },
+      config: { capability: 'common', access: 'authenticated' },
       schema: { tags: ['licenses'], summary: 'Installed modules (plugins) and their state', response: { 200: { type: 'array', items: moduleSchema } } },
     },
     async () => opts.modules(),

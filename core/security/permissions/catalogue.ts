@@ -72,7 +72,7 @@ export function permissionValueProblem(value: string): string | null {
     for (let i = 0; i < rest.length; i++) {
       const s = rest[i]!;
       const last = i === rest.length - 1;
-      if (rest.length < n && !(last && s === '*')) return `is incomplete (end it with "*" to cover the rest)`;
+      if (last && rest.length < n && s !== '*') return `is incomplete (end it with "*" to cover the rest)`;
       if (!check(i, s)) return `has an unknown segment "${s}"`;
     }
     return null;

@@ -1,5 +1,167 @@
-// PLACEHOLDER — being written (issue 4). The export's name and signature are fixed.
 import type { FastifyInstance } from 'fastify';
+import { ProblemError } from '../../errors/index.js';
+import { recordChange } from '../audit.js';
+import { distinct, EMAIL, IDENTIFIER, NAME, permissionsInput, permissionsOf, permissionsOutput, SERVER_OWNED } from '../groups/input.js';
 import type { SecurityRouteContext } from '../route-context.js';
+import { MAX_PAGE_SIZE, searchPrincipalInfos, type PrincipalSearch } from './search.js';
+import { PrincipalInfoStore, type PrincipalInfo, type PrincipalInfoInput } from './store.js';
 
-export async function principalInfoRoutes(_app: FastifyInstance, _ctx: SecurityRouteContext): Promise<void> {}
+const READ = { permission: 'configuration:principals:read' } as const;
+const WRITE = { permission: 'configuration:principals:write' } as const;
+const CAPABILITY = 'configuration' as const;
+const BASE = '/api/v1/security/principalinfos/';
+const tags = ['security'];
+
+const infoSchema = {
+  $id: 'SecurityPrincipalInfo',
+  type: 'object',
+  required: ['_id', 'identifier', 'name', 'email', 'permissions', 'roles', 'teams'],
+  properties: {
+    _id: { type: 'string' },
+    identifier: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    email: { type: ['string', 'null'] },
+    permissions: permissionsOutput,
+    roles: { type: 'array', items: { type: 'string' } },
+    teams: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+const names = { type: ['array', 'null'], maxItems: 1000, items: NAME } as const;
+
+const inputSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['identifier'],
+  properties: {
+    ...SERVER_OWNED,
+    identifier: IDENTIFIER,
+    name: { type: ['string', 'null'], maxLength: 255 },
+    email: EMAIL,
+    // The secret engine (client-compat §7) sends the email as `contact`.
+    contact: EMAIL,
+    permissions: permissionsInput,
+    roles: names,
+    teams: names,
+  },
+} as const;
+
+const searchSchema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: {
+    query: { type: ['string', 'null'], maxLength: 320 },
+    roles: names,
+    teams: names,
+    pageIndex: { type: ['integer', 'null'], minimum: 1 },
+    pageSize: { type: ['integer', 'null'], minimum: 1, maximum: MAX_PAGE_SIZE },
+    withCount: { type: ['boolean', 'null'] },
+  },
+} as const;
+
+interface Body {
+  identifier: string;
+  name?: string | null;
+  email?: string | null;
+  contact?: string | null;
+  permissions?: { value: string; filter?: string | null }[] | null;
+  roles?: string[] | null;
+  teams?: string[] | null;
+}
+
+const params = { type: 'object', required: ['identifier'], properties: { identifier: IDENTIFIER } } as const;
+
+const view = (p: PrincipalInfo) => ({
+  _id: p.id,
+  identifier: p.identifier,
+  name: p.name,
+  email: p.email,
+  permissions: p.permissions,
+  roles: p.roles,
+  teams: p.teams,
+});
+
+function input(b: Body): PrincipalInfoInput {
+  const email = b.email || b.contact || null;
+  if (b.email && b.contact && b.email !== b.contact) {
+    throw new ProblemError('SEC-PRINC-002', { message: 'email and contact (the same field) differ: send one of them' });
+  }
+  return {
+    identifier: b.identifier,
+    name: b.name ?? null,
+    email,
+    permissions: permissionsOf(b.permissions, 'SEC-PRINC-002'),
+    roles: b.roles ? distinct(b.roles) : undefined,
+    teams: b.teams ? distinct(b.teams) : undefined,
+  };
+}
+
+const payload = (p: ReturnType<typeof view>) => ({ permissions: p.permissions, roles: p.roles, teams: p.teams });
+
+/**
+ * /api/v1/security/principalinfos/: GET :identifier, POST (201; roles and teams given become the
+ * principal's memberships, omitted ones are left as they are), PUT (replaces everything but the
+ * preferences; omitted lists mean none), DELETE :identifier (with the memberships), POST search.
+ * There is no GET of the collection (search pages instead).
+ */
+export async function principalInfoRoutes(app: FastifyInstance, ctx: SecurityRouteContext): Promise<void> {
+  const infos = new PrincipalInfoStore(ctx.knex, ctx.clock);
+  app.addSchema(infoSchema);
+  const one = { $ref: 'SecurityPrincipalInfo#' };
+
+  app.get<{ Params: { identifier: string } }>(`${BASE}:identifier`, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: { tags, summary: 'Get the information of a principal', params, response: { 200: one } },
+    handler: async (request) => view(await infos.get(request.tenant, request.params.identifier)),
+  });
+
+  app.post<{ Body: Body }>(BASE, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: { tags, summary: 'Create the information of a principal', body: inputSchema, response: { 201: one } },
+    handler: async (request, reply) => {
+      const info = view(await infos.create(request.tenant, input(request.body)));
+      await recordChange(ctx, request, { code: 'SEC-PRINC-CREATED', objectType: 'principal', objectId: info.identifier, payload: payload(info) });
+      return reply.code(201).send(info);
+    },
+  });
+
+  app.put<{ Body: Body }>(BASE, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: { tags, summary: 'Replace the information of the principal named in the body', body: inputSchema, response: { 200: one } },
+    handler: async (request) => {
+      const info = view(await infos.replace(request.tenant, input(request.body)));
+      await recordChange(ctx, request, { code: 'SEC-PRINC-UPDATED', objectType: 'principal', objectId: info.identifier, payload: payload(info) });
+      return info;
+    },
+  });
+
+  app.delete<{ Params: { identifier: string } }>(`${BASE}:identifier`, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: { tags, summary: 'Delete the information and the memberships of a principal', params, response: { 204: { type: 'null' } } },
+    handler: async (request, reply) => {
+      await infos.remove(request.tenant, request.params.identifier);
+      await recordChange(ctx, request, { code: 'SEC-PRINC-DELETED', objectType: 'principal', objectId: request.params.identifier, payload: {} });
+      return reply.code(204).send();
+    },
+  });
+
+  app.post<{ Body: PrincipalSearch | null | undefined }>(`${BASE}search`, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: {
+      tags,
+      summary: 'Search principal information (query: substring of identifier, name or email; roles/teams: member of any)',
+      body: searchSchema,
+      response: {
+        200: {
+          type: 'object',
+          required: ['results', 'pageIndex', 'pageSize', 'hasMore'],
+          properties: { results: { type: 'array', items: one }, pageIndex: { type: 'integer' }, pageSize: { type: 'integer' }, hasMore: { type: 'boolean' }, count: { type: 'integer' } },
+        },
+      },
+    },
+    handler: async (request) => {
+      const page = await searchPrincipalInfos(ctx.knex, request.tenant, request.body ?? {});
+      return { ...page, results: page.results.map(view) };
+    },
+  });
+}

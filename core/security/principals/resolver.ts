@@ -72,6 +72,15 @@ export class PrincipalResolver {
     this.cache?.clear();
   }
 
+  /** Drops one principal, whatever provider it logged in through. */
+  forget(tenant: string, identifier: string): void {
+    if (!this.cache) return;
+    for (const key of [...this.cache.keys()]) {
+      const [t, , id] = key.split('\u0000');
+      if (t === tenant && id === identifier) this.cache.delete(key);
+    }
+  }
+
   async resolve(who: PrincipalIdentity): Promise<ResolvedPrincipal> {
     const key = `${who.tenant}\u0000${who.identityProviderName}\u0000${who.identifier}`;
     const cached = this.cache?.get(key);

@@ -64,6 +64,8 @@ export interface ProviderServiceDeps {
   refreshMs: number;
   /** Called after every change (the authenticator drops its caches). */
   onChange: () => void;
+  /** Seals secret configuration fields at rest (the master key's AES-256-GCM box). */
+  secrets: { seal(plaintext: string, aad?: string): string; openString(sealed: string, aad?: string): string };
 }
 
 /**
@@ -120,7 +122,8 @@ export class IdentityProviderService {
       return undefined;
     }
     try {
-      const provider = await factory({ name: row.name, config: JSON.parse(row.config) as Record<string, unknown> });
+      const config = this.opened(row.tenant, row.name, row.type, JSON.parse(row.config) as Record<string, unknown>);
+      const provider = await factory({ name: row.name, config });
       this.instances.set(key, { stamp, provider });
       return provider;
     } catch (err) {
@@ -159,7 +162,7 @@ export class IdentityProviderService {
         name: input.name,
         type: input.type,
         enabled: input.enabled,
-        config: JSON.stringify(input.config),
+        config: JSON.stringify(this.sealed(tenant, input.name, input.type, input.config)),
         created_at: now,
         updated_at: now,
       });
@@ -182,7 +185,7 @@ export class IdentityProviderService {
     if (!next.enabled) await this.refuseLastEnabled(tenant, current.name);
     await this.deps.knex(TABLE)
       .where({ tenant, name: input.name })
-      .update({ enabled: next.enabled, config: JSON.stringify(config), updated_at: Math.max(this.deps.clock(), current.updatedAt + 1) });
+      .update({ enabled: next.enabled, config: JSON.stringify(this.sealed(tenant, input.name, current.type, config)), updated_at: Math.max(this.deps.clock(), current.updatedAt + 1) });
     this.changed(tenant);
     return this.get(tenant, input.name);
   }
@@ -214,10 +217,28 @@ export class IdentityProviderService {
     }
   }
 
+  /** The stored provider, secret fields opened (for merging; never answered as is). */
   private async require(tenant: string, name: string): Promise<IdentityProviderConfig> {
     const row = (await this.deps.knex(TABLE).where({ tenant, name }).first()) as Row | undefined;
     if (!row) throw new ProblemError('SEC-IDP-003', { message: `No identity provider is named "${name}"` });
-    return fromRow(row);
+    const provider = fromRow(row);
+    return { ...provider, config: this.opened(tenant, name, provider.type, provider.config) };
+  }
+
+  private sealed(tenant: string, name: string, type: string, config: Record<string, unknown>): Record<string, unknown> {
+    const out = { ...config };
+    for (const f of this.secretFieldsOf(type)) {
+      if (typeof out[f] === 'string') out[f] = this.deps.secrets.seal(out[f] as string, `idp:${tenant}:${name}:${f}`);
+    }
+    return out;
+  }
+
+  private opened(tenant: string, name: string, type: string, config: Record<string, unknown>): Record<string, unknown> {
+    const out = { ...config };
+    for (const f of this.secretFieldsOf(type)) {
+      if (typeof out[f] === 'string') out[f] = this.deps.secrets.openString(out[f] as string, `idp:${tenant}:${name}:${f}`);
+    }
+    return out;
   }
 
   private manifestOfType(type: string): PluginManifest | undefined {

@@ -5,7 +5,7 @@ import { loadConfig } from '../../../core/config/index.js';
 import { denyAllAuthorizer } from '../../../core/http/access.js';
 import { HostPolicy, normaliseHost } from '../../../core/http/host-policy.js';
 import { createHttpServer } from '../../../core/http/server.js';
-import { bootKernel, tempDir } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, bootKernel, tempDir } from '../../helpers/kernel.js';
 import { writeProtocolPlugin } from '../../helpers/plugins.js';
 
 const COMMON = new Set(['webra', 'events', 'configuration']);
@@ -42,11 +42,11 @@ t.test('advanced configuration: each host reaches only the capabilities its entr
 
   // Routes common to webra, events and configuration answer on a host allowed any of the three.
   for (const hostCap of CAPABILITIES) {
-    const res = await kernel.app.inject({ method: 'GET', url: '/api/v1/endpoints/', headers: { host: `${hostCap}.example` } });
+    const res = await kernel.app.inject({ method: 'GET', url: '/api/v1/endpoints/', headers: { host: `${hostCap}.example`, ...ADMIN_HEADERS } });
     t.equal(res.statusCode, COMMON.has(hostCap) ? 200 : 404, `/api/v1/endpoints/ on the ${hostCap} host`);
   }
 
-  const listed = await kernel.app.inject({ method: 'GET', url: '/api/v1/endpoints/', headers: { host: 'configuration.example' } });
+  const listed = await kernel.app.inject({ method: 'GET', url: '/api/v1/endpoints/', headers: { host: 'configuration.example', ...ADMIN_HEADERS } });
   const entries = listed.json() as Record<string, unknown>[];
   t.equal(entries.length, CAPABILITIES.length);
   const est = entries.find((e) => e.host === 'est.example')!;
@@ -73,7 +73,7 @@ t.test('basic configuration: allowed hosts get every capability, others none', a
 t.test('default configuration allows localhost, 127.0.0.1 and ::1 only', async (t) => {
   const kernel = await bootKernel(t);
   for (const host of ['localhost', 'localhost:9000', '127.0.0.1:9000', '[::1]:9000', '[::1]']) {
-    const res = await kernel.app.inject({ method: 'GET', url: '/api/v1/endpoints/', headers: { host } });
+    const res = await kernel.app.inject({ method: 'GET', url: '/api/v1/endpoints/', headers: { host, ...ADMIN_HEADERS } });
     t.equal(res.statusCode, 200, host);
   }
   const evil = await kernel.app.inject({ method: 'GET', url: '/api/v1/endpoints/', headers: { host: 'evil.example' } });

@@ -1,7 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import t, { type Test } from 'tap';
 import { ERROR_CATALOGUE } from '../../../core/errors/index.js';
-import { bootKernel, LogCapture, tempDir } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, bootKernel, LogCapture, tempDir } from '../../helpers/kernel.js';
 import { writeProtocolPlugin } from '../../helpers/plugins.js';
 
 // A protocol plugin with a strict JSON route and a route that fails inside, to drive the error paths.
@@ -61,7 +61,7 @@ t.test('valid JSON answers carry Content-Type application/json exactly', async (
   t.equal(ok.headers['content-type'], 'application/json');
   t.same(ok.json(), { hello: 'certwright' });
   for (const url of ['/healthz', '/api/v1/endpoints/', '/api/v1/licenses/modules', '/api/v1/openapi.json']) {
-    const res = await kernel.app.inject({ method: 'GET', url, headers: { host: 'localhost', accept: 'application/json' } });
+    const res = await kernel.app.inject({ method: 'GET', url, headers: { host: 'localhost', accept: 'application/json', ...ADMIN_HEADERS } });
     t.equal(res.statusCode, 200, url);
     t.equal(res.headers['content-type'], 'application/json', `${url}: no charset`);
   }

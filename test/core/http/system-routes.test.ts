@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bootKernel } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, bootKernel } from '../../helpers/kernel.js';
 
 const host = { host: 'localhost' };
 
@@ -23,7 +23,7 @@ t.test('probes: liveness, readiness (database and migrations)', async (t) => {
 
 t.test('GET /api/v1/licenses/modules lists installed plugins with kind, version and state', async (t) => {
   const kernel = await bootKernel(t);
-  const res = await kernel.app.inject({ url: '/api/v1/licenses/modules', headers: host });
+  const res = await kernel.app.inject({ url: '/api/v1/licenses/modules', headers: { ...host, ...ADMIN_HEADERS } });
   t.equal(res.statusCode, 200);
   const modules = res.json() as Record<string, unknown>[];
   const log = modules.find((m) => m.id === 'trigger-log');

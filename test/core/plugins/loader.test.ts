@@ -1,5 +1,5 @@
 import t from 'tap';
-import { bootKernel, tempDir } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, bootKernel, tempDir } from '../../helpers/kernel.js';
 import { writePlugin } from '../../helpers/plugins.js';
 
 const CHANNEL = (type: string) => `import { definePlugin } from '__SDK__';
@@ -52,7 +52,7 @@ export default definePlugin({ register() {}, start() { throw new Error('port bus
   t.match(byDir('fails-start'), { state: 'degraded', reason: /start failed: port busy/ });
   t.equal(kernel.plugins.records.find((r) => r.id === 'trigger-log')?.state, 'active', 'built-ins unaffected');
 
-  const res = await kernel.app.inject({ url: '/api/v1/licenses/modules', headers: { host: 'localhost' } });
+  const res = await kernel.app.inject({ url: '/api/v1/licenses/modules', headers: { host: 'localhost', ...ADMIN_HEADERS } });
   const listed = res.json() as { id: string; state: string; reason?: string }[];
   t.match(listed.find((m) => m.id === 'future-sdk'), { state: 'degraded', reason: /SDK/ }, 'the API shows degraded plugins and why');
 });

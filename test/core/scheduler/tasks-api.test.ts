@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
-import type { Authorizer } from '../../../core/http/access.js';
 import type { Kernel } from '../../../core/kernel.js';
-import { bootKernel, tempDir } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, bootKernel, tempDir } from '../../helpers/kernel.js';
+import { createPrincipal } from '../../helpers/security.js';
 import { writePlugin } from '../../helpers/plugins.js';
 import { until } from '../../helpers/until.js';
 
@@ -39,17 +39,20 @@ export default definePlugin({
   return kernel;
 }
 
-const allowAll: Authorizer = { authorize: async () => undefined };
-const headers = { host: 'localhost', 'content-type': 'application/json' };
+const headers = { host: 'localhost', 'content-type': 'application/json', ...ADMIN_HEADERS };
 
 t.test('scheduled tasks: create, validate, run on their CRON, run now, update, delete', async (t) => {
   const kernel = await setup(t);
   const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
-    kernel.app.inject({ method, url: `/api/v1/scheduler/tasks/${url}`, headers: payload === undefined ? { host: 'localhost' } : headers, payload: payload as object });
+    kernel.app.inject({ method, url: `/api/v1/scheduler/tasks/${url}`, headers: payload === undefined ? { host: 'localhost', ...ADMIN_HEADERS } : headers, payload: payload as object });
 
-  const closed = await api('GET', '');
-  t.equal(closed.statusCode, 401, 'configuration permission required: closed until the security core authorizes');
-  kernel.container.resolve<(a: Authorizer) => void>('setAuthorizer')(allowAll);
+  const anonymous = await kernel.app.inject({ method: 'GET', url: '/api/v1/scheduler/tasks/', headers: { host: 'localhost' } });
+  t.equal(anonymous.statusCode, 401, 'no credentials: 401');
+  const reader = await createPrincipal(kernel, 'reader', { permissions: [{ value: 'configuration:scheduler:read' }] });
+  const readOnly = await kernel.app.inject({ method: 'GET', url: '/api/v1/scheduler/tasks/', headers: { host: 'localhost', ...reader.headers } });
+  t.equal(readOnly.statusCode, 200, 'configuration:scheduler:read lists tasks');
+  const refused = await kernel.app.inject({ method: 'POST', url: '/api/v1/scheduler/tasks/', headers: { host: 'localhost', ...reader.headers }, payload: { name: 'x', type: 'reporting', cron: '0 2 * * *' } });
+  t.match(refused.json(), { status: 403, error: 'SEC-PERM-001' }, 'creating needs configuration:scheduler:write');
 
   const created = await api('POST', '', { name: 'weekly-report', type: 'reporting', cron: '* * * * * *', timezone: 'Europe/Paris', parameters: { recipients: ['pki@example.com'] } });
   t.equal(created.statusCode, 201, created.body);

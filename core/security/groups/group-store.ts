@@ -1,0 +1,155 @@
+import type { Knex } from 'knex';
+import { newId } from '../../db/ids.js';
+import { isUniqueViolation } from '../../db/unique.js';
+import { ProblemError, type ErrorCode } from '../../errors/index.js';
+import type { LocalizedText } from '../principals/resolver.js';
+import { lockingRead, parseJson } from './input.js';
+import * as memberships from './memberships.js';
+import type { GroupKind, Member, MemberChange } from './memberships.js';
+
+/** What roles and teams have in common. */
+export interface GroupInput {
+  name: string;
+  displayName: LocalizedText[];
+  description: LocalizedText[];
+}
+
+export type Stored<T> = T & { id: string };
+
+export interface GroupRow {
+  id: string;
+  name: string;
+  display_name: string;
+  description: string;
+  [column: string]: unknown;
+}
+
+/**
+ * Checks a membership change inside its transaction, before anything is written: gets the group and
+ * the current manager flag of each identifier concerned that is a member. Throw to refuse.
+ */
+export type MemberGuard<T> = (group: Stored<T>, current: Map<string, boolean>) => void;
+
+export interface GroupCodes {
+  invalid: ErrorCode;
+  notFound: ErrorCode;
+  exists: ErrorCode;
+}
+
+/**
+ * Roles and teams: one table each (name unique per tenant, localised texts as JSON) plus their rows in
+ * security_memberships. Subclasses add their own columns. Deleting a group deletes its memberships in
+ * the same transaction.
+ */
+export abstract class GroupStore<T extends GroupInput> {
+  abstract readonly kind: GroupKind;
+  abstract readonly codes: GroupCodes;
+  protected abstract readonly table: string;
+  /** The subclass's own columns, from an input (already validated). */
+  protected abstract columns(input: T): Record<string, unknown>;
+  /** The subclass's own fields, from a row. */
+  protected abstract fields(row: GroupRow): Omit<T, keyof GroupInput>;
+
+  constructor(
+    protected readonly knex: Knex,
+    protected readonly clock: () => number,
+  ) {}
+
+  protected fromRow(row: GroupRow): Stored<T> {
+    return {
+      id: row.id,
+      name: row.name,
+      displayName: parseJson<LocalizedText[]>(row.display_name, []),
+      description: parseJson<LocalizedText[]>(row.description, []),
+      ...this.fields(row),
+    } as Stored<T>;
+  }
+
+  private row(input: T): Record<string, unknown> {
+    return {
+      name: input.name,
+      display_name: JSON.stringify(input.displayName),
+      description: JSON.stringify(input.description),
+      ...this.columns(input),
+    };
+  }
+
+  protected notFound(name: string): ProblemError {
+    return new ProblemError(this.codes.notFound, { message: `No ${this.kind} is named "${name}"` });
+  }
+
+  async list(tenant: string): Promise<Stored<T>[]> {
+    const rows = (await this.knex(this.table).where({ tenant }).orderBy('name')) as GroupRow[];
+    return rows.map((r) => this.fromRow(r));
+  }
+
+  async find(db: Knex | Knex.Transaction, tenant: string, name: string): Promise<Stored<T> | null> {
+    const row = (await db(this.table).where({ tenant, name }).first()) as GroupRow | undefined;
+    return row ? this.fromRow(row) : null;
+  }
+
+  async get(tenant: string, name: string): Promise<Stored<T>> {
+    const found = await this.find(this.knex, tenant, name);
+    if (!found) throw this.notFound(name);
+    return found;
+  }
+
+  /** The group, locked until the transaction ends (MySQL), or 404. */
+  protected async lock(trx: Knex.Transaction, tenant: string, name: string): Promise<Stored<T>> {
+    const row = (await lockingRead(trx, trx(this.table).where({ tenant, name }).first())) as GroupRow | undefined;
+    if (!row) throw this.notFound(name);
+    return this.fromRow(row);
+  }
+
+  async create(tenant: string, input: T): Promise<Stored<T>> {
+    const now = this.clock();
+    const id = newId(now);
+    try {
+      await this.knex(this.table).insert({ id, tenant, ...this.row(input), created_at: now, updated_at: now });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ProblemError(this.codes.exists, { message: `A ${this.kind} named "${input.name}" already exists` });
+      throw err;
+    }
+    return { ...input, id };
+  }
+
+  /** Replaces the group named in the input (PUT: the name identifies it; renaming a team is PATCH). */
+  async update(tenant: string, input: T): Promise<Stored<T>> {
+    const changed = await this.knex(this.table)
+      .where({ tenant, name: input.name })
+      .update({ ...this.row(input), updated_at: this.clock() });
+    if (changed === 0) throw this.notFound(input.name);
+    return this.get(tenant, input.name);
+  }
+
+  async remove(tenant: string, name: string): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await this.lock(trx, tenant, name);
+      await memberships.removeGroup(trx, tenant, this.kind, name);
+      await trx(this.table).where({ tenant, name }).delete();
+    });
+  }
+
+  async members(tenant: string, name: string): Promise<Member[]> {
+    await this.get(tenant, name);
+    return memberships.listMembers(this.knex, tenant, this.kind, name);
+  }
+
+  async addMembers(tenant: string, name: string, changes: MemberChange[], guard?: MemberGuard<T>): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const group = await this.lock(trx, tenant, name);
+      const ids = changes.map((c) => c.identifier);
+      guard?.(group, await memberships.memberFlags(trx, tenant, this.kind, name, ids));
+      await memberships.addMembers(trx, tenant, this.kind, name, changes);
+    });
+  }
+
+  /** How many of the identifiers were members (now removed). */
+  async removeMembers(tenant: string, name: string, identifiers: string[], guard?: MemberGuard<T>): Promise<number> {
+    return this.knex.transaction(async (trx) => {
+      const group = await this.lock(trx, tenant, name);
+      guard?.(group, await memberships.memberFlags(trx, tenant, this.kind, name, identifiers));
+      return memberships.removeMembers(trx, tenant, this.kind, name, identifiers);
+    });
+  }
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProblemError } from '../../errors/index.js';
+import type { PermissionAccess, RouteCapability } from '../../http/route-config.js';
+import type { SecurityRouteContext } from '../route-context.js';
+import { recordChange } from '../audit.js';
+import type { GroupInput, GroupStore, MemberGuard } from './group-store.js';
+import { distinct, IDENTIFIER } from './input.js';
+import type { MemberChange } from './memberships.js';
+
+export interface MemberRouteOptions<T extends GroupInput> {
+  /** e.g. /api/v1/security/roles/:name/members */
+  url: string;
+  capability: RouteCapability;
+  read: PermissionAccess;
+  write: PermissionAccess;
+  store: GroupStore<T>;
+  tags: string[];
+  /** Rules a write must satisfy beyond its access (RA team managers), checked in the write's transaction. */
+  guard?: (request: FastifyRequest, op: 'add' | 'remove', changes: MemberChange[]) => MemberGuard<T> | undefined;
+  /** Recorded in the events' payload (which API made the change). */
+  via: 'configuration' | 'webra';
+}
+
+interface AddBody {
+  identifier?: string | null;
+  identifiers?: string[] | null;
+  manager?: boolean | null;
+}
+
+const params = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 191 } } } as const;
+
+/**
+ * GET, POST and DELETE of a role's or team's members. POST adds (`{identifier}` or `{identifiers}`,
+ * teams also `manager`: omitted keeps an existing member's flag) and answers the members; DELETE
+ * removes the identifiers named in the body or in `?identifier=` (repeatable) and answers 204. Both are
+ * idempotent: adding a member twice or removing a non-member changes nothing.
+ */
+export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, ctx: SecurityRouteContext, opts: MemberRouteOptions<T>): Promise<void> {
+  const { store, tags } = opts;
+  const team = store.kind === 'team';
+  const upper = store.kind.toUpperCase();
+  const member = {
+    type: 'object',
+    required: team ? ['identifier', 'manager'] : ['identifier'],
+    properties: { identifier: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, ...(team ? { manager: { type: 'boolean' } } : {}) },
+  };
+  const list = { 200: { type: 'array', items: member } };
+  const identifiersInput = { identifier: { ...IDENTIFIER, type: ['string', 'null'] }, identifiers: { type: ['array', 'null'], maxItems: 1000, items: IDENTIFIER } };
+  const addBody = {
+    type: 'object',
+    additionalProperties: false,
+    properties: { ...identifiersInput, ...(team ? { manager: { type: ['boolean', 'null'] } } : {}) },
+  };
+  const removeBody = { type: ['object', 'null'], additionalProperties: false, properties: identifiersInput };
+  const removeQuery = { type: 'object', additionalProperties: false, properties: { identifier: { type: 'array', maxItems: 1000, items: IDENTIFIER } } };
+
+  const named = (given: { identifier?: string | null; identifiers?: string[] | null }[]): string[] => {
+    const ids = distinct(given.flatMap((g) => [...(g.identifier ? [g.identifier] : []), ...(g.identifiers ?? [])]));
+    if (ids.length === 0) throw new ProblemError(store.codes.invalid, { message: 'Name the members: identifier or identifiers' });
+    return ids;
+  };
+
+  app.get<{ Params: { name: string } }>(opts.url, {
+    config: { capability: opts.capability, access: opts.read },
+    schema: { tags, summary: `List the members of a ${store.kind}`, params, response: list },
+    handler: (request) => store.members(request.tenant, request.params.name),
+  });
+
+  app.post<{ Params: { name: string }; Body: AddBody }>(opts.url, {
+    config: { capability: opts.capability, access: opts.write },
+    schema: { tags, summary: `Add members to a ${store.kind}; answers the members`, params, body: addBody, response: list },
+    handler: async (request) => {
+      const { tenant, params, body } = request;
+      const manager = body.manager ?? undefined;
+      const changes: MemberChange[] = named([body]).map((identifier) => (manager === undefined ? { identifier } : { identifier, manager }));
+      await store.addMembers(tenant, params.name, changes, opts.guard?.(request, 'add', changes));
+      await recordChange(ctx, request, {
+        code: `SEC-${upper}-MEMBERS-ADDED`,
+        objectType: store.kind,
+        objectId: params.name,
+        payload: { identifiers: changes.map((c) => c.identifier), ...(manager === undefined ? {} : { manager }), via: opts.via },
+      });
+      return store.members(tenant, params.name);
+    },
+  });
+
+  app.delete<{ Params: { name: string }; Body: AddBody | null | undefined; Querystring: { identifier?: string[] } }>(opts.url, {
+    config: { capability: opts.capability, access: opts.write },
+    schema: { tags, summary: `Remove members from a ${store.kind} (identifiers in the body or ?identifier=)`, params, querystring: removeQuery, body: removeBody, response: { 204: { type: 'null' } } },
+    handler: async (request, reply) => {
+      const { tenant, params } = request;
+      const identifiers = named([request.body ?? {}, { identifiers: request.query.identifier ?? null }]);
+      const changes = identifiers.map((identifier) => ({ identifier }));
+      const removed = await store.removeMembers(tenant, params.name, identifiers, opts.guard?.(request, 'remove', changes));
+      if (removed > 0) {
+        await recordChange(ctx, request, { code: `SEC-${upper}-MEMBERS-REMOVED`, objectType: store.kind, objectId: params.name, payload: { identifiers, via: opts.via } });
+      }
+      return reply.code(204).send();
+    },
+  });
+}

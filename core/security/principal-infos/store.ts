@@ -1,0 +1,127 @@
+import type { Knex } from 'knex';
+import { newId } from '../../db/ids.js';
+import { isUniqueViolation } from '../../db/unique.js';
+import { ProblemError } from '../../errors/index.js';
+import { parseJson } from '../groups/input.js';
+import * as memberships from '../groups/memberships.js';
+import type { Db } from '../groups/memberships.js';
+import type { Permission } from '../permissions/permission-set.js';
+
+export interface PrincipalInfoInput {
+  identifier: string;
+  name: string | null;
+  email: string | null;
+  permissions: Permission[];
+  /** undefined (create only): the principal's memberships of that kind stay as they are. */
+  roles: string[] | undefined;
+  teams: string[] | undefined;
+}
+
+export interface PrincipalInfo {
+  id: string;
+  identifier: string;
+  name: string | null;
+  email: string | null;
+  permissions: Permission[];
+  roles: string[];
+  teams: string[];
+}
+
+export interface InfoRow {
+  id: string;
+  identifier: string;
+  name: string | null;
+  email: string | null;
+  permissions: string;
+}
+
+const TABLE = 'security_principal_infos';
+export const INFO_COLUMNS = ['id', 'identifier', 'name', 'email', 'permissions'] as const;
+
+/** Principal information rows with their role and team names (groups that exist), in row order. */
+export async function withGroups(db: Db, tenant: string, rows: InfoRow[]): Promise<PrincipalInfo[]> {
+  const ids = rows.map((r) => r.identifier);
+  const [roles, teams] = await Promise.all([memberships.groupsOf(db, tenant, 'role', ids), memberships.groupsOf(db, tenant, 'team', ids)]);
+  return rows.map((r) => ({
+    id: r.id,
+    identifier: r.identifier,
+    name: r.name,
+    email: r.email,
+    permissions: parseJson<Permission[]>(r.permissions, []),
+    roles: roles.get(r.identifier) ?? [],
+    teams: teams.get(r.identifier) ?? [],
+  }));
+}
+
+/**
+ * security_principal_infos (a principal's own permissions, name and email, whoever authenticates it)
+ * and the principal's role and team memberships, written together in one transaction. Preferences
+ * live in the same row but belong to the principal's self-service routes: never touched here.
+ */
+export class PrincipalInfoStore {
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: () => number,
+  ) {}
+
+  private notFound(identifier: string): ProblemError {
+    return new ProblemError('SEC-PRINC-003', { message: `No principal information for "${identifier}"` });
+  }
+
+  async get(tenant: string, identifier: string, db: Db = this.knex): Promise<PrincipalInfo> {
+    const row = (await db(TABLE).where({ tenant, identifier }).first(...INFO_COLUMNS)) as InfoRow | undefined;
+    if (!row) throw this.notFound(identifier);
+    return (await withGroups(db, tenant, [row]))[0]!;
+  }
+
+  async create(tenant: string, input: PrincipalInfoInput): Promise<PrincipalInfo> {
+    const now = this.clock();
+    try {
+      return await this.knex.transaction(async (trx) => {
+        await trx(TABLE).insert({ id: newId(now), tenant, ...this.columns(input), preferences: '{}', created_at: now, updated_at: now });
+        await this.setGroups(trx, tenant, input);
+        return this.get(tenant, input.identifier, trx);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ProblemError('SEC-PRINC-004', { message: `Principal information for "${input.identifier}" already exists` });
+      throw err;
+    }
+  }
+
+  /** Replaces name, email, permissions, roles and teams (team memberships that stay keep their manager flag). */
+  async replace(tenant: string, input: PrincipalInfoInput): Promise<PrincipalInfo> {
+    return this.knex.transaction(async (trx) => {
+      const changed = await trx(TABLE).where({ tenant, identifier: input.identifier }).update({ ...this.columns(input), updated_at: this.clock() });
+      if (changed === 0) throw this.notFound(input.identifier);
+      await this.setGroups(trx, tenant, { ...input, roles: input.roles ?? [], teams: input.teams ?? [] });
+      return this.get(tenant, input.identifier, trx);
+    });
+  }
+
+  /** Deletes the information and every membership of the identifier; 404 when there was neither. */
+  async remove(tenant: string, identifier: string): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const rows = await trx(TABLE).where({ tenant, identifier }).delete();
+      const groups = await memberships.removePrincipal(trx, tenant, identifier);
+      if (rows + groups === 0) throw this.notFound(identifier);
+    });
+  }
+
+  private columns(input: PrincipalInfoInput): Record<string, unknown> {
+    return { identifier: input.identifier, name: input.name, email: input.email, permissions: JSON.stringify(input.permissions) };
+  }
+
+  /** Refuses unknown role and team names (naming them all) before writing the memberships. */
+  private async setGroups(trx: Knex.Transaction, tenant: string, input: PrincipalInfoInput): Promise<void> {
+    const [roles, teams] = [input.roles, input.teams];
+    const unknownRoles = roles ? await memberships.unknownGroups(trx, tenant, 'role', roles) : [];
+    const unknownTeams = teams ? await memberships.unknownGroups(trx, tenant, 'team', teams) : [];
+    const problems = [
+      ...(unknownRoles.length > 0 ? [`unknown roles: ${unknownRoles.join(', ')}`] : []),
+      ...(unknownTeams.length > 0 ? [`unknown teams: ${unknownTeams.join(', ')}`] : []),
+    ];
+    if (problems.length > 0) throw new ProblemError('SEC-PRINC-002', { message: `The principal information is not valid: ${problems.join('; ')}` });
+    if (roles) await memberships.setPrincipalGroups(trx, tenant, input.identifier, 'role', roles);
+    if (teams) await memberships.setPrincipalGroups(trx, tenant, input.identifier, 'team', teams);
+  }
+}
