@@ -59,6 +59,8 @@ async function login(base: string): Promise<string> {
 export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'certwright-bench-auth-'));
   const port = await freePort();
+  // Sampled before the server starts: its own boot must not count as other work.
+  const busy = await cpuBusy(1_000);
   const kernel = new ServerProcess('certwright kernel', ['bin/certwright.js', 'serve'], {
     ...cleanEnv(),
     PORT: String(port),
@@ -77,7 +79,6 @@ export async function run(): Promise<void> {
         '',
       ].join('\n'),
     );
-    const busy = await cpuBusy(1_000);
     process.stdout.write(`CPU busy before the run (1 s sample): ${fmt(busy * 100)}%${busy > 0.25 ? ' — WARNING: the machine is not idle' : ''}\n`);
 
     const base = `http://${LOOPBACK}:${port}`;

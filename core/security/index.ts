@@ -126,7 +126,7 @@ export class SecurityCore {
     app.decorateRequest('session', null);
     const s = this.deps.config.security;
     await app.register(sessionRoutes, {
-      knex: this.deps.knex,
+      resolver: this.resolver,
       authenticator: this.authenticator,
       sessions: this.sessions,
       lifetimeMs: s.session.lifetimeMs,

@@ -67,18 +67,22 @@ function retryAfter(ms: number): ProblemError {
 export class Authenticator implements Authorizer {
   private readonly keyCache: LRUCache<string, { providerName: string; identity: PrincipalIdentity }> | null;
   private readonly sessionCache: LRUCache<string, PrincipalIdentity> | null;
+  /** Verified session tokens (the whole token is the key: a MAC alone could be grafted on another payload). */
+  private readonly tokenCache: LRUCache<string, SessionClaims> | null;
   private readonly cacheKey = randomBytes(32);
 
   constructor(private readonly deps: AuthenticatorDeps) {
     const options = { max: deps.cacheMaxEntries, ttl: deps.cacheTtlMs };
     this.keyCache = deps.cacheTtlMs > 0 ? new LRUCache(options) : null;
     this.sessionCache = deps.cacheTtlMs > 0 ? new LRUCache(options) : null;
+    this.tokenCache = deps.cacheTtlMs > 0 ? new LRUCache(options) : null;
   }
 
   /** Drops every cached key, session and principal (after a security change on this node). */
   invalidate(): void {
     this.keyCache?.clear();
     this.sessionCache?.clear();
+    this.tokenCache?.clear();
     this.deps.resolver.invalidate();
   }
 
@@ -190,7 +194,15 @@ export class Authenticator implements Authorizer {
   }
 
   private async sessionLogin(request: FastifyRequest, token: string): Promise<ResolvedPrincipal> {
-    const claims = await this.deps.sessions.verify(token);
+    let claims: SessionClaims | 'expired' | null | undefined = this.tokenCache?.get(token);
+    if (claims !== undefined && claims.expiresAt <= this.deps.clock()) {
+      this.tokenCache!.delete(token);
+      claims = 'expired';
+    }
+    if (claims === undefined) {
+      claims = await this.deps.sessions.verify(token);
+      if (claims !== null && claims !== 'expired') this.tokenCache?.set(token, claims);
+    }
     if (claims === 'expired') throw new ProblemError('SEC-AUTH-003');
     if (claims === null || claims.tenant !== request.tenant) throw new ProblemError('SEC-AUTH-002');
     let identity = this.sessionCache?.get(claims.jti);
@@ -218,6 +230,7 @@ export class Authenticator implements Authorizer {
   /** Ends a session everywhere: its token id is refused until the token would have expired anyway. */
   async revoke(claims: SessionClaims): Promise<void> {
     this.sessionCache?.delete(claims.jti);
+    this.tokenCache?.clear();
     await this.deps.knex('security_revoked_sessions').insert({ jti: claims.jti, expires_at: claims.expiresAt }).onConflict('jti').ignore();
     // Housekeeping: forget revocations of tokens that have expired by now.
     await this.deps.knex('security_revoked_sessions').where('expires_at', '<', this.deps.clock()).delete();

@@ -41,6 +41,8 @@ export async function dashboardRoutes(app: FastifyInstance, ctx: SecurityRouteCo
   const dashboards = new PrincipalDocuments(ctx.knex, 'security_dashboards', ctx.clock, MAX_DASHBOARDS);
   app.addSchema(dashboardSchema);
   const one = { $ref: 'Dashboard#' };
+  // The self view lists the dashboards (customDashboards): drop this principal's cached copy.
+  const changed = (request: FastifyRequest): void => ctx.invalidate({ tenant: request.tenant, identifier: request.principal!.identifier });
 
   app.get(BASE, {
     config,
@@ -75,6 +77,7 @@ export async function dashboardRoutes(app: FastifyInstance, ctx: SecurityRouteCo
       const outcome = await dashboards.insert(owner(request), name, body);
       if (outcome === 'exists') throw new ProblemError('SEC-DASH-004', { message: `You already have a dashboard named "${name}"` });
       if (outcome === 'full') throw new ProblemError('SEC-DASH-002', { message: `You already have ${MAX_DASHBOARDS} dashboards: delete some first` });
+      changed(request);
       return reply.code(201).send({ ...body, name });
     },
   });
@@ -87,6 +90,7 @@ export async function dashboardRoutes(app: FastifyInstance, ctx: SecurityRouteCo
       const body = checked(request);
       const { name } = request.body;
       if (!(await dashboards.update(owner(request), name, body))) throw notFound(name);
+      changed(request);
       return { ...body, name };
     },
   });
@@ -98,6 +102,7 @@ export async function dashboardRoutes(app: FastifyInstance, ctx: SecurityRouteCo
     handler: async (request, reply) => {
       refuseInvalid(request, 'SEC-DASH-002', 'dashboard name');
       if (!(await dashboards.remove(owner(request), request.params.name))) throw notFound(request.params.name);
+      changed(request);
       return reply.code(204).send();
     },
   });

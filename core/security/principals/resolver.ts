@@ -44,6 +44,9 @@ export interface PrincipalIdentity {
   identityProviderType: string;
 }
 
+/** At most this much dashboard JSON is kept in memory per node (a dashboard may be 256 KiB). */
+const DASHBOARD_CACHE_BYTES = 32 * 1024 * 1024;
+
 const parse = <T>(text: string | null | undefined, fallback: T): T => {
   if (!text) return fallback;
   try {
@@ -60,20 +63,39 @@ const parse = <T>(text: string | null | undefined, fallback: T): T => {
  */
 export class PrincipalResolver {
   private readonly cache: LRUCache<string, ResolvedPrincipal> | null;
+  /** The self view's customDashboards, bounded by their total size rather than by count. */
+  private readonly dashboardCache: LRUCache<string, Record<string, unknown>[]> | null;
 
   constructor(
     private readonly knex: Knex,
     options: { ttlMs: number; maxEntries: number },
   ) {
     this.cache = options.ttlMs > 0 ? new LRUCache({ max: options.maxEntries, ttl: options.ttlMs, ttlAutopurge: false }) : null;
+    this.dashboardCache =
+      options.ttlMs > 0
+        ? new LRUCache({ max: options.maxEntries, ttl: options.ttlMs, maxSize: DASHBOARD_CACHE_BYTES, sizeCalculation: (v, k) => k.length + 2 + JSON.stringify(v).length })
+        : null;
   }
 
   invalidate(): void {
     this.cache?.clear();
+    this.dashboardCache?.clear();
+  }
+
+  /** A principal's dashboards as the self view lists them ({...body, name}), cached like the principal. */
+  async dashboards(tenant: string, identifier: string): Promise<Record<string, unknown>[]> {
+    const key = `${tenant}\u0000${identifier}`;
+    const cached = this.dashboardCache?.get(key);
+    if (cached) return cached;
+    const rows = (await this.knex('security_dashboards').where({ tenant, principal: identifier }).select('name', 'body').orderBy('name')) as { name: string; body: string }[];
+    const dashboards = rows.map((r) => ({ ...parse<Record<string, unknown>>(r.body, {}), name: r.name }));
+    this.dashboardCache?.set(key, dashboards);
+    return dashboards;
   }
 
   /** Drops one principal, whatever provider it logged in through. */
   forget(tenant: string, identifier: string): void {
+    this.dashboardCache?.delete(`${tenant}\u0000${identifier}`);
     if (!this.cache) return;
     for (const key of [...this.cache.keys()]) {
       const [t, , id] = key.split('\u0000');

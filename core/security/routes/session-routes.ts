@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Knex } from 'knex';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { Authenticator } from '../auth/authenticator.js';
 import { CSRF_COOKIE, SESSION_COOKIE, type SessionTokens } from '../auth/session.js';
+import type { PrincipalResolver } from '../principals/resolver.js';
 import { localizedTextSchema, selfSchema, selfView } from '../principals/view.js';
 
 export interface SessionRouteOptions {
-  knex: Knex;
+  resolver: PrincipalResolver;
   authenticator: Authenticator;
   sessions: SessionTokens;
   lifetimeMs: number;
@@ -23,7 +23,7 @@ const COMMON = 'common' as const;
  * token to echo, for clients that lost the cookie).
  */
 export async function sessionRoutes(app: FastifyInstance, opts: SessionRouteOptions): Promise<void> {
-  const { knex, authenticator, sessions } = opts;
+  const { resolver, authenticator, sessions } = opts;
   app.addSchema(localizedTextSchema);
   app.addSchema(selfSchema);
 
@@ -35,14 +35,8 @@ export async function sessionRoutes(app: FastifyInstance, opts: SessionRouteOpti
     );
   };
 
-  const dashboardsOf = async (request: FastifyRequest): Promise<Record<string, unknown>[]> => {
-    const principal = request.principal!;
-    const rows = (await knex('security_dashboards').where({ tenant: principal.tenant, principal: principal.identifier }).orderBy('name')) as {
-      name: string;
-      body: string;
-    }[];
-    return rows.map((r) => ({ ...(JSON.parse(r.body) as Record<string, unknown>), name: r.name }));
-  };
+  const dashboardsOf = (request: FastifyRequest): Promise<Record<string, unknown>[]> =>
+    resolver.dashboards(request.principal!.tenant, request.principal!.identifier);
 
   app.get('/api/v1/security/principals/self', {
     config: { capability: COMMON, access: 'authenticated' },
