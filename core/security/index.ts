@@ -102,10 +102,11 @@ export class SecurityCore {
 
   /** What identity-provider plugins get as `ctx.localAccounts`. */
   localAccounts(): LocalAccountsFacade {
-    const view = (i: { identifier: string; name: string | null; email: string | null }) => ({
+    const view = (i: { identifier: string; name: string | null; email: string | null; secretChangedAt: number | null }) => ({
       identifier: i.identifier,
       ...(i.name ? { name: i.name } : {}),
       ...(i.email ? { email: i.email } : {}),
+      ...(i.secretChangedAt !== null ? { secretChangedAt: i.secretChangedAt } : {}),
     });
     return {
       verify: async (tenant, identifier, secret) => {

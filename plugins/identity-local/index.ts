@@ -29,8 +29,9 @@ export default definePlugin({
     ctx.registries.identityProviders.register('local', (instance): IdentityProvider => {
       const config = instance.config as LocalConfig;
       const allowBasic = config.allowBasic !== false;
-      const principal = (account: LocalAccount, tenant: string): Principal => ({
+      const principal = ({ secretChangedAt, ...account }: LocalAccount, tenant: string): Principal => ({
         ...account,
+        ...(secretChangedAt !== undefined ? { credentialsChangedAt: secretChangedAt } : {}),
         identityProviderName: instance.name,
         identityProviderType: 'local',
         tenant,

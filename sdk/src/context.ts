@@ -70,6 +70,8 @@ export interface LocalAccount {
   identifier: string;
   name?: string;
   email?: string;
+  /** When its secret last changed (epoch ms). */
+  secretChangedAt?: number;
 }
 
 /** The platform's local accounts, for identity-provider plugins. Secrets are verified with argon2id. */

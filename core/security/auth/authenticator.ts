@@ -216,6 +216,9 @@ export class Authenticator implements Authorizer {
       if (active.provider.lookup) {
         const current = await active.provider.lookup(claims.identifier, claims.tenant);
         if (!current) throw new ProblemError('SEC-AUTH-005');
+        if (current.credentialsChangedAt !== undefined && current.credentialsChangedAt > claims.issuedAt) {
+          throw new ProblemError('SEC-AUTH-003', { message: 'The credentials changed after this session began, authenticate again' });
+        }
         name = current.name ?? null;
         email = current.email ?? null;
       }

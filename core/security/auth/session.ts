@@ -12,6 +12,7 @@ export interface SessionClaims {
   identityProviderName: string;
   identityProviderType: string;
   jti: string;
+  issuedAt: number;
   expiresAt: number;
 }
 
@@ -29,11 +30,12 @@ export class SessionTokens {
     private readonly clock: () => number,
   ) {}
 
-  async issue(who: Omit<SessionClaims, 'jti' | 'expiresAt'>): Promise<{ token: string; claims: SessionClaims }> {
+  async issue(who: Omit<SessionClaims, 'jti' | 'issuedAt' | 'expiresAt'>): Promise<{ token: string; claims: SessionClaims }> {
     const now = this.clock();
     const jti = randomBytes(16).toString('base64url');
     const expiresAt = now + this.lifetimeMs;
-    const token = await new SignJWT({ tid: who.tenant, idp: who.identityProviderName, idt: who.identityProviderType })
+    // iat has one-second resolution; `iam` (ms) orders the session exactly against a credential change.
+    const token = await new SignJWT({ tid: who.tenant, idp: who.identityProviderName, idt: who.identityProviderType, iam: now })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(ISSUER)
       .setSubject(who.identifier)
@@ -41,7 +43,7 @@ export class SessionTokens {
       .setIssuedAt(Math.floor(now / 1000))
       .setExpirationTime(Math.floor(expiresAt / 1000))
       .sign(this.key);
-    return { token, claims: { ...who, jti, expiresAt } };
+    return { token, claims: { ...who, jti, issuedAt: now, expiresAt } };
   }
 
   /** The claims of a valid, unexpired token; 'expired' for a genuine but expired one; null otherwise. */
@@ -54,9 +56,9 @@ export class SessionTokens {
         currentDate: new Date(this.clock()),
         requiredClaims: ['sub', 'jti', 'exp'],
       });
-      const { sub, jti, exp, tid, idp, idt } = payload;
-      if (typeof tid !== 'string' || typeof idp !== 'string' || typeof idt !== 'string') return null;
-      return { identifier: sub!, tenant: tid, identityProviderName: idp, identityProviderType: idt, jti: jti!, expiresAt: exp! * 1000 };
+      const { sub, jti, exp, tid, idp, idt, iam } = payload;
+      if (typeof tid !== 'string' || typeof idp !== 'string' || typeof idt !== 'string' || typeof iam !== 'number') return null;
+      return { identifier: sub!, tenant: tid, identityProviderName: idp, identityProviderType: idt, jti: jti!, issuedAt: iam, expiresAt: exp! * 1000 };
     } catch (err) {
       return (err as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : null;
     }

@@ -6,6 +6,8 @@ export interface Principal {
   identityProviderName: string;
   identityProviderType: string;
   tenant: string;
+  /** When the principal's credentials last changed (epoch ms): sessions opened before are refused. */
+  credentialsChangedAt?: number;
 }
 
 export interface AuthenticationInput {

@@ -249,3 +249,20 @@ t.test('no answer and no log line contains a secret, a hash or a session token',
   for (const value of ['Dave-Very-Secret-9!', 'Dave-Wrong-Secret-9!', hash, '$argon2']) t.notOk(bodies.join('\n').includes(value), 'no answer contains a secret or hash');
   t.ok(capture.lines.length > 10, 'the log was written (requests at trace level)');
 });
+
+t.test('a password change ends the sessions opened before it; a new login works', async (t) => {
+  const kernel = await bootKernel(t);
+  const erin = await createPrincipal(kernel, 'erin');
+  const before = await login(kernel, erin.headers);
+  t.equal((await kernel.app.inject({ url: SELF, headers: { cookie: before.cookie } })).statusCode, 200);
+  const changed = await kernel.app.inject({
+    method: 'PATCH',
+    url: '/api/v1/security/identity/locals/',
+    headers: { ...ADMIN_HEADERS, 'content-type': 'application/json' },
+    payload: { identifier: 'erin', password: 'Erin-New-Secret-2!' },
+  });
+  t.equal(changed.statusCode, 200, changed.body);
+  t.match((await kernel.app.inject({ url: SELF, headers: { cookie: before.cookie } })).json(), { status: 401, error: 'SEC-AUTH-003' }, 'the old session is refused');
+  const after = await login(kernel, { 'x-api-id': 'erin', 'x-api-key': 'Erin-New-Secret-2!' });
+  t.equal((await kernel.app.inject({ url: SELF, headers: { cookie: after.cookie } })).statusCode, 200, 'a session opened after the change works');
+});
