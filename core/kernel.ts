@@ -26,6 +26,7 @@ import { taskRoutes } from './scheduler/tasks/routes.js';
 import { TaskService } from './scheduler/tasks/service.js';
 import { loadMasterKey, SecretBox } from './secrets/index.js';
 import { SecurityCore } from './security/index.js';
+import { registerPkiRoutes } from './pki/index.js';
 import { hostname } from 'node:os';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -159,6 +160,7 @@ export class Kernel {
       const tasks = new TaskService(new TaskRepository(db.knex, clock), scheduler, provided.taskTypes, events, logger.child({ component: 'tasks' }), clock);
       tasks.defineJob();
       await app.register(taskRoutes, { tasks });
+      await registerPkiRoutes(app, { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler });
 
       if (!options.withoutPlugins) await plugins.load();
       for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);

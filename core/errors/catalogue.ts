@@ -1,3 +1,4 @@
+import { PKI_ERRORS } from '../pki/errors.js';
 import { SECURITY_ERRORS } from '../security/errors.js';
 
 /**
@@ -46,6 +47,8 @@ export const ERROR_CATALOGUE = {
   'SCHED-004': { status: 400, title: 'Scheduled task exists', message: 'A scheduled task with this name already exists' },
   // Security core (core/security/errors.ts).
   ...SECURITY_ERRORS,
+  // PKI toolkit, CAs, trust chains, CRL cache (core/pki/errors.ts).
+  ...PKI_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;
