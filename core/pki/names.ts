@@ -60,7 +60,8 @@ export function decodeName(buf: Uint8Array, tlv: Tlv): DecodedName {
       counts.set(element, n);
       elements.push({ element: `${element}.${n}`, type: (name ?? oid).toUpperCase(), value: text });
     }
-    rdnStrings.push(parts.join('+'));
+    // OpenSSL prints a multi-valued RDN's values in reverse too (it reverses every entry of the name).
+    rdnStrings.push(parts.reverse().join('+'));
   }
   return { dn: rdnStrings.reverse().join(','), elements, der: whole(buf, tlv) };
 }

@@ -1,5 +1,180 @@
-// PLACEHOLDER — being written (issue 5). The export's name and signature are fixed.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProblemError } from '../../errors/index.js';
+import { decodeCrl } from '../crl/decode.js';
+import { decodedCrlSchema } from '../crl/schema.js';
+import { detect, typeOfLabel, wrongKind } from '../detect.js';
 import type { PkiRouteContext } from '../index.js';
+import { decodeInput, MAX_OBJECT_BYTES } from '../input.js';
+import { decodePkcs12 } from '../pkcs12/decode.js';
+import { decodedPkcs12Schema } from '../pkcs12/schema.js';
 
-export async function rareDecoderRoutes(_app: FastifyInstance, _ctx: PkiRouteContext): Promise<void> {}
+const config = { capability: 'common', access: 'authenticated' } as const;
+const problem = { 400: { $ref: 'Problem#' } };
+
+/**
+ * Raw bodies these routes read besides JSON, as bytes, in this plugin's scope only: DER under its
+ * registered media types or octet-stream, PEM / base64 as text. (detect takes any of them.)
+ */
+const RAW_TYPES = [
+  'application/pkix-crl',
+  'application/x-pkcs12',
+  'application/pkcs12',
+  'application/octet-stream',
+  'application/x-pem-file',
+  'text/plain',
+  'application/pkcs7-mime',
+  'application/x-pkcs7-certificates',
+  'application/pkix-cert',
+  'application/x-x509-ca-cert',
+  'application/pkcs8',
+  'application/pkcs10',
+  'application/ocsp-request',
+  'application/ocsp-response',
+  'application/timestamp-query',
+  'application/timestamp-reply',
+];
+
+/** A base64 or PEM body of the largest object we decode, plus JSON framing (the server default is 1 MiB). */
+const BODY_LIMIT = Math.ceil((MAX_OBJECT_BYTES * 4) / 3) + 64 * 1024;
+
+const detectionSchema = {
+  type: 'object',
+  required: ['type', 'encoding'],
+  properties: {
+    type: {
+      type: 'string',
+      enum: ['certificate', 'csr', 'crl', 'pkcs7', 'pkcs12', 'private-key-pkcs1', 'private-key-pkcs8', 'private-key-sec1', 'encrypted-private-key', 'public-key', 'openssh-private-key', 'openssh-public-key', 'openssh-certificate', 'ocsp-request', 'ocsp-response', 'tsp-query', 'tsp-reply', 'jwk', 'unknown'],
+    },
+    encoding: { type: 'string', enum: ['pem', 'base64', 'der', 'json', 'openssh'] },
+    label: { type: 'string', description: 'the PEM label, for PEM input' },
+    details: { type: 'object', additionalProperties: true, description: 'a few facts (subject, algorithm, counts); never key material' },
+  },
+} as const;
+
+/** A field a client may send as a string or as `{value}` (client-compat: pkcs12 and password are `{value}` objects). */
+const valueOf = (field: unknown): unknown => (typeof field === 'object' && field !== null && !Buffer.isBuffer(field) && 'value' in field ? (field as { value: unknown }).value : field);
+
+/** The object of a POST: the body itself (raw, or a bare JSON string), else the first of `fields` it has. */
+function bodyObject(body: unknown, fields: string[], what: string): string | Uint8Array {
+  let found: unknown = body;
+  if (typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) {
+    found = undefined;
+    for (const field of fields) {
+      found = valueOf((body as Record<string, unknown>)[field]);
+      if (found !== undefined) break;
+    }
+  }
+  if ((typeof found === 'string' || Buffer.isBuffer(found)) && found.length > 0) return found;
+  throw new ProblemError('PKI-001', { detail: `send the ${what} as a JSON string, as {"${fields[0]}": "…"}, or as a raw body` });
+}
+
+/** The DER of `input`, refusing a PEM block labelled as another kind before decoding it. */
+function derOf(input: string | Uint8Array, expected: 'crl' | 'pkcs12'): Uint8Array {
+  const { der, label } = decodeInput(input);
+  const kind = label === undefined ? undefined : typeOfLabel(label);
+  if (kind !== undefined && kind !== expected) throw wrongKind(expected, kind);
+  return der;
+}
+
+/**
+ * Decoders of the rarer objects (spec "Routes common to webra, events and configuration"):
+ * - GET /api/v1/rfc5280/crl/:pem (URL-encoded PEM or base64) and POST /api/v1/rfc5280/crl (JSON string
+ *   or {crl|pem|data|value}; raw DER as application/pkix-crl / octet-stream; PEM as text);
+ * - POST /api/v1/rfc5280/pkcs12: JSON {pkcs12, password}, each a string or {value} (pkcs12 base64 or
+ *   PEM); or the raw file (application/x-pkcs12) with the password in X-PKCS12-Password, never in the
+ *   URL. Multipart is not taken. Private keys are described, never returned; the password is not logged;
+ * - POST /api/v1/crypto/detect: JSON {data} (string or JSON object), a bare JSON string, a JWK object,
+ *   or any raw body.
+ * Every bad input answers 400 with a PKI code; an unexpected decoder exception is logged (without the
+ * body) and still answers 400 PKI-001, never 500.
+ */
+export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteContext): Promise<void> {
+  for (const type of RAW_TYPES) {
+    if (!app.hasContentTypeParser(type)) app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
+  }
+
+  const guarded = <T>(request: FastifyRequest, run: () => T): T => {
+    try {
+      return run();
+    } catch (err) {
+      if (err instanceof ProblemError) throw err;
+      request.log.warn({ err }, 'decoder failed on its input');
+      throw new ProblemError('PKI-001');
+    }
+  };
+
+  const crlFromPath = (request: FastifyRequest) => {
+    const params = request.params as { pem?: string; '*'?: string };
+    return guarded(request, () => decodeCrl(derOf(params.pem ?? params['*'] ?? '', 'crl')));
+  };
+  app.get('/api/v1/rfc5280/crl/:pem', {
+    config,
+    schema: {
+      tags: ['rfc5280'],
+      summary: 'Decode a CRL given as a percent-encoded PEM (or base64) in the path; POST large CRLs',
+      params: { type: 'object', required: ['pem'], properties: { pem: { type: 'string', description: 'The PEM, percent-encoded' } } },
+      response: { 200: decodedCrlSchema, ...problem },
+    },
+    handler: async (request) => crlFromPath(request),
+  });
+  // A PEM whose slashes were not percent-encoded spans several path segments.
+  app.get('/api/v1/rfc5280/crl/*', { config, schema: { hide: true, response: { 200: decodedCrlSchema, ...problem } }, handler: async (request) => crlFromPath(request) });
+
+  app.post('/api/v1/rfc5280/crl', {
+    config,
+    bodyLimit: BODY_LIMIT,
+    schema: {
+      tags: ['rfc5280'],
+      summary: 'Decode a CRL',
+      description: 'JSON: a string, or {"crl"|"pem"|"data"|"value": "…"}; or a raw body: DER (application/pkix-crl, application/octet-stream) or PEM (text/plain, application/x-pem-file).',
+      response: { 200: decodedCrlSchema, ...problem },
+    },
+    handler: async (request) => guarded(request, () => decodeCrl(derOf(bodyObject(request.body, ['crl', 'pem', 'data', 'value'], 'CRL'), 'crl'))),
+  });
+
+  app.post('/api/v1/rfc5280/pkcs12', {
+    config,
+    bodyLimit: BODY_LIMIT,
+    schema: {
+      tags: ['rfc5280'],
+      summary: 'Open a PKCS#12 file with its password: certificates, key descriptions, friendly names, MAC and encryption',
+      description:
+        'JSON {"pkcs12": base64 or PEM, "password": "…"}, each also accepted as {"value": "…"}; or the raw file as application/x-pkcs12 with the password in the X-PKCS12-Password header. Multipart is not accepted. A wrong password is 400 PKI-003. Private keys are described, never returned.',
+      response: { 200: decodedPkcs12Schema, ...problem },
+    },
+    handler: async (request) =>
+      guarded(request, () => {
+        const body = request.body;
+        const raw = Buffer.isBuffer(body);
+        const header = request.headers['x-pkcs12-password'];
+        const password = raw ? (typeof header === 'string' ? header : '') : valueOf((body as { password?: unknown } | null)?.password ?? '');
+        if (typeof password !== 'string') throw new ProblemError('PKI-003', { detail: 'the password must be a string' });
+        return decodePkcs12(derOf(bodyObject(body, ['pkcs12', 'data'], 'PKCS#12 file'), 'pkcs12'), password);
+      }),
+  });
+
+  app.post('/api/v1/crypto/detect', {
+    config,
+    bodyLimit: BODY_LIMIT,
+    schema: {
+      tags: ['crypto'],
+      summary: 'Tell what an object is (certificate, CSR, CRL, PKCS#7, PKCS#12, private / public key, OpenSSH key or certificate, OCSP, TSP, JWK)',
+      description: 'JSON {"data": "…"} (a string, or a JWK object), a bare JSON string, a JWK, or any raw body (DER or text). PEM is decided by its label; other input by its DER structure.',
+      response: { 200: detectionSchema, ...problem },
+    },
+    handler: async (request) =>
+      guarded(request, () => {
+        const body = request.body;
+        if (Buffer.isBuffer(body) || typeof body === 'string') {
+          if (body.length === 0) throw new ProblemError('PKI-001', { detail: 'empty body' });
+          return detect(body);
+        }
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProblemError('PKI-001', { detail: 'send {"data": "…"}, a JSON string, a JWK or a raw body' });
+        const data = (body as { data?: unknown }).data;
+        if (data === undefined) return detect(body as Record<string, unknown>);
+        if (typeof data === 'string' && data.length > 0) return detect(data);
+        if (typeof data === 'object' && data !== null && !Array.isArray(data)) return detect(data as Record<string, unknown>);
+        throw new ProblemError('PKI-001', { detail: '"data" must be a non-empty string or a JSON object' });
+      }),
+  });
+}

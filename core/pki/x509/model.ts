@@ -19,8 +19,8 @@ export interface DecodedExtensions {
   nameConstraints?: { critical: boolean; permitted: SubjectAlternateName[]; excluded: SubjectAlternateName[] };
   /** Number of embedded Certificate Transparency SCTs. */
   sctCount?: number;
-  /** Every extension as {oid, critical}, decoded or not. */
-  all: { oid: string; critical: boolean }[];
+  /** Every extension as {oid, critical}, decoded or not; `malformed` when its value could not be read. */
+  all: { oid: string; critical: boolean; malformed?: boolean }[];
 }
 
 /**
