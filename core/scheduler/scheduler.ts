@@ -28,7 +28,6 @@ const PRIORITIES = { lowest: -20, low: -10, normal: 0, high: 10, highest: 20 } a
 export class Scheduler implements JobsFacade {
   readonly agenda: Agenda;
   private running = false;
-  private readonly backend: KnexBackend;
   /** Jobs this node is running now, so a bounded stop can hand the unfinished ones back. */
   private readonly inFlight = new Set<string>();
 
@@ -37,9 +36,8 @@ export class Scheduler implements JobsFacade {
     private readonly logger: Logger,
     private readonly options: SchedulerOptions,
   ) {
-    this.backend = new KnexBackend(knex);
     this.agenda = new Agenda({
-      backend: this.backend,
+      backend: new KnexBackend(knex),
       name: options.name,
       processEvery: options.processEvery,
       defaultLockLifetime: options.defaultLockLifetime,
@@ -139,7 +137,6 @@ export class Scheduler implements JobsFacade {
       // Agenda connects its backend from its constructor: let that finish before the owner closes the
       // pool, or a connection opened after the close keeps the process alive (bounded, never a hang).
       await Promise.race([this.agenda.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
-      await this.backend.disconnect();
       return;
     }
     this.running = false;
@@ -156,7 +153,6 @@ export class Scheduler implements JobsFacade {
         .whereNotNull('locked_at')
         .update({ locked_at: null, next_run_at: this.knex.raw('COALESCE(next_run_at, ?)', [Date.now()]) });
     }
-    await this.backend.disconnect();
   }
 
   /** The facade a plugin gets: only the job names its manifest declares. */

@@ -43,10 +43,8 @@ export class KnexBackend implements AgendaBackend {
     }
   }
 
-  /** Closes the backend's own claim pool (MariaDB); the knex pool belongs to the caller and stays open. */
-  async disconnect(): Promise<void> {
-    await this.repository.close();
-  }
+  /** Nothing to close: the pool belongs to the caller. */
+  async disconnect(): Promise<void> {}
 }
 
 /** knex clears client.pool once destroy() has finished; tarn rejects waiting acquires with "aborted" meanwhile. */

@@ -16,7 +16,6 @@ import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
 import { detectEngine, missingTableError, probeServer, retryOnConflict, type Engine, type LockStrategy, type ServerInfo } from './engine.js';
 import { claimSkippingLocked, findAndLock, type LockRequest } from './find-and-lock.js';
-import { OneTripClaimer } from './one-trip-claim.js';
 import { dataContains, type SqlCondition } from './json-filter.js';
 import { JOBS_TABLE, newRow, rowToJob, savedColumns, STATE_COLUMNS, stateOf, toMillis, type JobRow, type StateRow, type StoredJob } from './rows.js';
 import { affected, exactColumn, orderNullsLast, sortDir, whereContainsText, whereTextEquals, whereTextIn, whereTextNotIn, type SortDir } from './sql.js';
@@ -29,8 +28,6 @@ export interface KnexJobRepositoryOptions {
   sort?: { nextRunAt?: SortDirection; priority?: SortDirection };
   /** 'auto' (default): SKIP LOCKED when the server has it, else conditional updates. */
   lockStrategy?: 'auto' | LockStrategy;
-  /** MariaDB: claim due jobs in one multi-statement round trip (default true). */
-  oneTripClaims?: boolean;
 }
 
 type Filter = (qb: Knex.QueryBuilder) => void;
@@ -47,8 +44,6 @@ export class KnexJobRepository implements JobRepository {
   /** When getNextJobToRun last looked for expired locks, per job name, and whether it found one. */
   private readonly expiredLooks = new Map<string, { at: number; found: boolean }>();
   private server: Promise<ServerInfo> | undefined;
-  /** MariaDB: due claims in one round trip (created on first use). */
-  private claimer: OneTripClaimer | undefined;
 
   constructor(
     private readonly knex: Knex,
@@ -340,19 +335,6 @@ export class KnexJobRepository implements JobRepository {
       // one (then keep draining them first).
       const lastLook = this.expiredLooks.get(jobName);
       const expired = lastLook === undefined || lastLook.found || Date.now() - lastLook.at >= EXPIRED_LOOK_MS;
-      if (!expired && (await this.oneTripClaims())) {
-        const row = await retryOnConflict(() =>
-          this.claimer!.claim({
-            name: jobName,
-            scanUntil,
-            lockTime,
-            lastModifiedBy: options?.lastModifiedBy || null,
-            nextRunDir: this.sort.nextRunAt,
-            priorityDir: this.sort.priority,
-          }),
-        );
-        return row ? rowToJob(row) : undefined;
-      }
       const claimed = await claimSkippingLocked(this.knex, {
         name: jobName,
         scanUntil,
@@ -377,24 +359,6 @@ export class KnexJobRepository implements JobRepository {
       (now ?? new Date()).getTime(),
       options,
     );
-  }
-
-  /** Whether due claims go as one multi-statement batch (MariaDB with SKIP LOCKED; see OneTripClaimer). */
-  private async oneTripClaims(): Promise<boolean> {
-    if (this.claimer) return true;
-    if (this.engine !== 'mysql' || this.options.oneTripClaims === false) return false;
-    const { version, skipLocked } = await this.serverInfo();
-    if (!skipLocked || !/mariadb/i.test(version)) return false;
-    const pool = (this.knex.client.config.pool ?? {}) as { max?: number };
-    this.claimer ??= new OneTripClaimer(this.knex, Math.max(2, pool.max ?? 10));
-    return true;
-  }
-
-  /** Closes what the repository opened itself (the one-trip claim pool); the knex pool is the caller's. */
-  async close(): Promise<void> {
-    const claimer = this.claimer;
-    this.claimer = undefined;
-    await claimer?.close();
   }
 
   /** Releases a lock, unless the job is being processed (nextRunAt is null while a one-off job runs). */
