@@ -8,6 +8,7 @@ import { SIGNATURE_ALGORITHMS } from '../oids.js';
 import type { CertificateInfo } from '../x509/model.js';
 import { formatIp } from '../x509/general-names.js';
 import { parseCertificate } from '../x509/parse.js';
+import { DIGEST_ALGORITHMS } from '../oids.js';
 
 /**
  * What the pkijs-based decoders (OCSP, TSP) share: a bounded parse of untrusted bytes into a pkijs
@@ -106,21 +107,8 @@ export function generalName(name: pkijs.GeneralName): string {
   return `${label}:<unsupported>`;
 }
 
-/** Digest algorithms by OID, named as OpenSSL prints them (and as node:crypto accepts them). */
-export const HASH_ALGORITHMS: Record<string, string> = {
-  '1.2.840.113549.2.5': 'md5',
-  '1.3.14.3.2.26': 'sha1',
-  '2.16.840.1.101.3.4.2.4': 'sha224',
-  '2.16.840.1.101.3.4.2.1': 'sha256',
-  '2.16.840.1.101.3.4.2.2': 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
-  '2.16.840.1.101.3.4.2.5': 'sha512-224',
-  '2.16.840.1.101.3.4.2.6': 'sha512-256',
-  '2.16.840.1.101.3.4.2.7': 'sha3-224',
-  '2.16.840.1.101.3.4.2.8': 'sha3-256',
-  '2.16.840.1.101.3.4.2.9': 'sha3-384',
-  '2.16.840.1.101.3.4.2.10': 'sha3-512',
-};
+/** Digest algorithms by OID (one table for the toolkit, in oids.ts). */
+export const HASH_ALGORITHMS = DIGEST_ALGORITHMS;
 
 export const hashName = (oid: string): string => HASH_ALGORITHMS[oid] ?? oid;
 /** Key algorithms CMS signers often give as their signature algorithm (OpenSSL's names). */

@@ -3,17 +3,10 @@ import { ProblemError } from '../../errors/index.js';
 import { children, DerError, expectTag, readOid, readSmallInt, TAG, value, type Tlv } from '../der/reader.js';
 import { DIGEST_SIZES, KDF_ID, pkcs12Kdf } from './kdf.js';
 import type { WorkBudget } from './budget.js';
+import { DIGEST_ALGORITHMS } from '../oids.js';
 
-const DIGESTS: Record<string, string> = {
-  '1.2.840.113549.2.5': 'md5',
-  '1.3.14.3.2.26': 'sha1',
-  '2.16.840.1.101.3.4.2.4': 'sha224',
-  '2.16.840.1.101.3.4.2.1': 'sha256',
-  '2.16.840.1.101.3.4.2.2': 'sha384',
-  '2.16.840.1.101.3.4.2.3': 'sha512',
-  '2.16.840.1.101.3.4.2.5': 'sha512-224',
-  '2.16.840.1.101.3.4.2.6': 'sha512-256',
-};
+/** The digests the PKCS#12 KDF is defined for (those with block sizes in kdf.ts). */
+const DIGESTS: Record<string, string> = Object.fromEntries(Object.entries(DIGEST_ALGORITHMS).filter(([, name]) => name in DIGEST_SIZES));
 
 export interface MacData {
   /** Digest name as `openssl pkcs12 -info` prints it (sha1, sha256…). */

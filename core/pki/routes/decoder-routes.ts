@@ -5,6 +5,7 @@ import { csrInfoSchema } from '../csr/schema.js';
 import type { PkiRouteContext } from '../index.js';
 import { parseCertificatePem } from '../x509/parse.js';
 import { certificateInfoSchema } from '../x509/schema.js';
+import { bodyObject } from './request-body.js';
 
 const tags = ['rfc5280'];
 const config = { capability: 'common', access: 'authenticated' } as const;
@@ -14,22 +15,9 @@ const BINARY_TYPES = ['application/pkix-cert', 'application/pkcs10', 'applicatio
 const TEXT_TYPES = ['text/plain', 'application/x-pem-file', 'application/pem-certificate-chain'];
 
 /** JSON fields that may carry the object, in the order they are tried. */
+const HINT = 'send the object as a JSON string, as {"pem": "…"}, or as a raw PEM/DER body';
 const FIELDS = ['pem', 'certificate', 'csr', 'pkcs10', 'x509', 'value'] as const;
 
-/** The object of a POST: a bare JSON string, one of FIELDS, or a raw body. */
-function bodyObject(body: unknown): string | Uint8Array {
-  if (typeof body === 'string' || body instanceof Uint8Array) {
-    if (body.length === 0) throw new ProblemError('PKI-001', { detail: 'empty body' });
-    return body;
-  }
-  if (body !== null && typeof body === 'object') {
-    for (const f of FIELDS) {
-      const v = (body as Record<string, unknown>)[f];
-      if (typeof v === 'string' && v.length > 0) return v;
-    }
-  }
-  throw new ProblemError('PKI-001', { detail: `send the object as a JSON string, as {"pem": "…"}, or as a raw PEM/DER body` });
-}
 
 /** The path parameter, whether the PEM came percent-encoded (`:pem`) or with raw slashes (`*`). */
 const pathObject = (request: FastifyRequest): string => {
@@ -70,7 +58,7 @@ export async function decoderRoutes(app: FastifyInstance, _ctx: PkiRouteContext)
     app.post(url, {
       config,
       schema: { tags, summary: `Decode a ${what}`, description: rawBody, response: { 200: response } },
-      handler: async (request) => decode(bodyObject(request.body)),
+      handler: async (request) => decode(bodyObject(request.body, FIELDS, HINT)),
     });
   }
 }

@@ -8,6 +8,7 @@ import { decodeOpenSsh } from '../openssh/decode.js';
 import { opensshSchema } from '../openssh/schema.js';
 import { decodeTsp } from '../tsp/decode.js';
 import { tspSchema } from '../tsp/schema.js';
+import { bodyObject } from './request-body.js';
 
 const config = { capability: 'common', access: 'authenticated' } as const;
 
@@ -16,22 +17,9 @@ const BINARY_TYPES = ['application/ocsp-request', 'application/ocsp-response', '
 const TEXT_TYPES = ['text/plain', 'application/x-pem-file'];
 
 /** JSON fields that may carry the object, in the order they are tried. */
+const HINT = 'send the object as a JSON string, as {"data": "…"} (or base64 / value), or as a raw body';
 const FIELDS = ['data', 'base64', 'value', 'pem'] as const;
 
-/** The object of a POST: a bare JSON string, one of FIELDS, or a raw body. */
-function bodyObject(body: unknown): string | Uint8Array {
-  if (typeof body === 'string' || body instanceof Uint8Array) {
-    if (body.length === 0) throw new ProblemError('PKI-001', { detail: 'empty body' });
-    return body;
-  }
-  if (body !== null && typeof body === 'object') {
-    for (const f of FIELDS) {
-      const v = (body as Record<string, unknown>)[f];
-      if (typeof v === 'string' && v.length > 0) return v;
-    }
-  }
-  throw new ProblemError('PKI-001', { detail: 'send the object as a JSON string, as {"data": "…"} (or base64 / value), or as a raw body' });
-}
 
 /**
  * The path parameter, whether it came percent-encoded (`:base64`) or with raw slashes of base64 (`*`).
@@ -96,7 +84,7 @@ export async function protocolDecoderRoutes(app: FastifyInstance, _ctx: PkiRoute
     app.post(`${url}/`, {
       config,
       schema: { tags, summary: `Decode ${what}`, description: body, response: { 200: response } },
-      handler: async (request) => decode(bodyObject(request.body)),
+      handler: async (request) => decode(bodyObject(request.body, FIELDS, HINT)),
     });
   }
 }
