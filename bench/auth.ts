@@ -8,13 +8,12 @@
 // verification (measured in this process with the same parameters) costs ≥ 20 ms — the cache, not cheap
 // hashing, is what keeps API-key calls fast. Exit code 0 even when a goal FAILs (1 only when it cannot run).
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { loadConfig } from '../core/config/index.js';
 import { PasswordHasher } from '../core/security/passwords/hasher.js';
 import { cpuBusy, fmt } from './lib/measure.js';
-import { cleanEnv, freePort, get, LOOPBACK, medianRound, ServerProcess, waitUntilAnswering } from './lib/servers.js';
+import { get, LOOPBACK, medianRound, waitUntilAnswering, startKernel } from './lib/servers.js';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 2;
@@ -57,18 +56,9 @@ async function login(base: string): Promise<string> {
 }
 
 export async function run(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'certwright-bench-auth-'));
-  const port = await freePort();
   // Sampled before the server starts: its own boot must not count as other work.
   const busy = await cpuBusy(1_000);
-  const kernel = new ServerProcess('certwright kernel', ['bin/certwright.js', 'serve'], {
-    ...cleanEnv(),
-    PORT: String(port),
-    HOST: LOOPBACK,
-    CERTWRIGHT_DATA_DIR: dataDir,
-    CERTWRIGHT_ADMIN_SECRET: ADMIN_SECRET,
-    LOG_LEVEL: 'warn',
-  });
+  const { kernel, port, dataDir } = await startKernel(ADMIN_SECRET);
   try {
     process.stdout.write(
       [

@@ -15,9 +15,8 @@
 // printed. Exit code 0 even when a goal FAILs (1 only when the benchmark itself cannot run).
 import autocannon from 'autocannon';
 import { generateKeyPairSync, sign, X509Certificate, type KeyObject } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import * as pkijs from 'pkijs';
 import { buildCsr } from '../core/pki/csr/build.js';
 import { toPem } from '../core/pki/input.js';
@@ -26,7 +25,7 @@ import { selfSignedCertificate } from '../core/pki/issue/self-signed.js';
 import type { CertificateTemplate } from '../core/pki/issue/template.js';
 import { parseCertificate } from '../core/pki/x509/parse.js';
 import { cpuBusy, fmt } from './lib/measure.js';
-import { cleanEnv, freePort, get, LOOPBACK, medianRound, ServerProcess, waitUntilAnswering } from './lib/servers.js';
+import { get, LOOPBACK, medianRound, waitUntilAnswering, startKernel } from './lib/servers.js';
 
 const PARSE_GOAL = 1.5;
 const ISSUE_GOAL = 0.08;
@@ -161,16 +160,7 @@ function inProcess(leaves: Uint8Array[], csrs: Uint8Array[], ca: CertificateIssu
 }
 
 async function overHttp(pem: string): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'certwright-bench-pki-'));
-  const port = await freePort();
-  const kernel = new ServerProcess('certwright kernel', ['bin/certwright.js', 'serve'], {
-    ...cleanEnv(),
-    PORT: String(port),
-    HOST: LOOPBACK,
-    CERTWRIGHT_DATA_DIR: dataDir,
-    CERTWRIGHT_ADMIN_SECRET: ADMIN_SECRET,
-    LOG_LEVEL: 'warn',
-  });
+  const { kernel, port, dataDir } = await startKernel(ADMIN_SECRET);
   try {
     const base = `http://${LOOPBACK}:${port}`;
     const auth = { host: 'localhost', 'x-api-id': 'administrator', 'x-api-key': ADMIN_SECRET };

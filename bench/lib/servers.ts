@@ -2,8 +2,10 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const LOOPBACK = '127.0.0.1';
@@ -110,3 +112,18 @@ export function medianRound(results: autocannon.Result[]): autocannon.Result {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+
+/** A kernel on a free loopback port, SQLite in a fresh temp data dir, the given administrator secret. */
+export async function startKernel(adminSecret: string): Promise<{ kernel: ServerProcess; port: number; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'certwright-bench-'));
+  const port = await freePort();
+  const kernel = new ServerProcess('certwright kernel', ['bin/certwright.js', 'serve'], {
+    ...cleanEnv(),
+    PORT: String(port),
+    HOST: LOOPBACK,
+    CERTWRIGHT_DATA_DIR: dataDir,
+    CERTWRIGHT_ADMIN_SECRET: adminSecret,
+    LOG_LEVEL: 'warn',
+  });
+  return { kernel, port, dataDir };
+}
