@@ -27,6 +27,7 @@ import { TaskService } from './scheduler/tasks/service.js';
 import { loadMasterKey, SecretBox } from './secrets/index.js';
 import { SecurityCore } from './security/index.js';
 import { registerPkiRoutes } from './pki/index.js';
+import { createInventory, registerInventoryRoutes } from './inventory/index.js';
 import { hostname } from 'node:os';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -161,6 +162,9 @@ export class Kernel {
       tasks.defineJob();
       await app.register(taskRoutes, { tasks });
       await registerPkiRoutes(app, { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler });
+      const inventory = createInventory({ knex: db.knex, clock, events, logger: logger.child({ component: 'inventory' }) });
+      container.register({ inventory: asValue(inventory) });
+      await registerInventoryRoutes(app, inventory);
 
       if (!options.withoutPlugins) await plugins.load();
       for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);

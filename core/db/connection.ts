@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { sqliteRegexp } from '../query/sqlite-regexp.js';
 
 export type DatabaseEngine = 'sqlite' | 'mysql';
 
@@ -37,12 +38,17 @@ export function openDatabase(options: DatabaseOptions): Database {
       pool: {
         min: 1,
         max: 1,
-        afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        afterCreate(
+          conn: { pragma(sql: string): unknown; function(name: string, options: { deterministic: boolean }, fn: (...args: unknown[]) => unknown): unknown },
+          done: (err: Error | null, conn: unknown) => void,
+        ) {
           // WAL lets readers run beside the writer; busy_timeout makes a second process wait, not fail.
           conn.pragma('journal_mode = WAL');
           conn.pragma('synchronous = NORMAL');
           conn.pragma('foreign_keys = ON');
           conn.pragma('busy_timeout = 5000');
+          // The query languages' `matches` / `within` (`col REGEXP ?`): SQLite has the operator, not the function.
+          conn.function('regexp', { deterministic: true }, (pattern, value) => sqliteRegexp(pattern, value));
           done(null, conn);
         },
       },

@@ -1,4 +1,6 @@
+import { INVENTORY_ERRORS } from '../inventory/errors.js';
 import { PKI_ERRORS } from '../pki/errors.js';
+import { QUERY_ERRORS } from '../query/errors.js';
 import { SECURITY_ERRORS } from '../security/errors.js';
 
 /**
@@ -49,6 +51,10 @@ export const ERROR_CATALOGUE = {
   ...SECURITY_ERRORS,
   // PKI toolkit, CAs, trust chains, CRL cache (core/pki/errors.ts).
   ...PKI_ERRORS,
+  // Query languages (core/query/errors.ts).
+  ...QUERY_ERRORS,
+  // Certificate inventory and labels (core/inventory/errors.ts).
+  ...INVENTORY_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

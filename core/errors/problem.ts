@@ -11,22 +11,32 @@ export interface ProblemBody {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+const STANDARD_MEMBERS = new Set(['error', 'message', 'title', 'status', 'detail']);
+
 /** Throw from a handler to answer a catalogued problem. */
 export class ProblemError extends Error {
   readonly status: number;
-  constructor(readonly code: ErrorCode, options: { message?: string; detail?: string; headers?: Record<string, string> } = {}) {
+  constructor(
+    readonly code: ErrorCode,
+    options: { message?: string; detail?: string; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
     const entry = ERROR_CATALOGUE[code];
     super(options.message ?? entry.message);
     this.name = 'ProblemError';
     this.status = entry.status;
     this.detail = options.detail;
     this.headers = options.headers;
+    this.extra = options.extra;
   }
   readonly detail: string | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** Extension members of the body (RFC 9457 §3.2, e.g. a query error's `position`); never override the standard ones. */
+  readonly extra: Record<string, unknown> | undefined;
 
   toBody(): ProblemBody {
-    return problemBody(this.code, { message: this.message, detail: this.detail });
+    const body = problemBody(this.code, { message: this.message, detail: this.detail });
+    if (this.extra) for (const [name, value] of Object.entries(this.extra)) if (!(name in body) && !STANDARD_MEMBERS.has(name)) Object.assign(body, { [name]: value });
+    return body;
   }
 }
 

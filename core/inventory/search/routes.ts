@@ -1,0 +1,151 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Knex } from 'knex';
+import { applyQuery, parseQuery, queryDictionary } from '../../query/index.js';
+import type { InventoryContext } from '../index.js';
+import { CERTIFICATE_LANGUAGE } from '../language.js';
+import { columnsFor, type CertificateRow } from '../repository.js';
+import { aggregateBodySchema, pageOf, searchBodySchema, type AggregateBody, type SearchBody } from './body.js';
+import { aggregateItems, applyAggregateOrder, applyGroupBy, DEFAULT_AGGREGATE_LIMIT } from './aggregate.js';
+import { csvLine, csvRow, DEFAULT_CSV_FIELDS } from './csv.js';
+import { projectionOf } from './projection.js';
+import { applyAfter, applySort, sortKeysOf, type SortKey } from './sort.js';
+import { applyVisibility, SEARCH_CERTIFICATES, visibilityFilters } from './visibility.js';
+
+const CAPABILITY = 'webra' as const;
+const ACCESS = { permission: SEARCH_CERTIFICATES } as const;
+const BASE = '/api/v1/certificates';
+const tags = ['certificates'];
+const LANGUAGE = CERTIFICATE_LANGUAGE;
+const T = LANGUAGE.table;
+/** Rows per CSV batch: one keyset read and one read per side table each. */
+const CSV_BATCH = 1000;
+
+const pageSchema = {
+  type: 'object',
+  required: ['results', 'pageIndex', 'pageSize', 'hasMore'],
+  properties: {
+    results: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    pageIndex: { type: 'integer' },
+    pageSize: { type: 'integer' },
+    hasMore: { type: 'boolean' },
+    count: { type: 'integer' },
+  },
+} as const;
+
+/**
+ * POST /api/v1/certificates/search, /aggregate, /csv and GET /search/dictionary: HCQL compiled by the
+ * query engine (bound parameters only), AND-ed with the caller's permission filters.
+ */
+export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext): Promise<void> {
+  const { knex, repository } = ctx;
+
+  /** inv_certificates narrowed by the query and by what the caller may see. */
+  const narrowed = (request: FastifyRequest, query: string | null | undefined, now: number): Knex.QueryBuilder => {
+    const ast = parseQuery(query, LANGUAGE);
+    const filters = visibilityFilters(ctx, request);
+    const qb = knex(T).where(`${T}.tenant`, request.tenant);
+    applyQuery(qb, ast, LANGUAGE, { knex, now, table: T });
+    applyVisibility(qb, filters, { knex, now });
+    return qb;
+  };
+
+  app.post<{ Body: SearchBody | null }>(`${BASE}/search`, {
+    config: { capability: CAPABILITY, access: ACCESS },
+    schema: { tags, summary: 'Search certificates (HCQL)', body: searchBodySchema, response: { 200: pageSchema } },
+    handler: async (request) => {
+      const body = request.body ?? {};
+      const { pageIndex, pageSize } = pageOf(body);
+      const projection = projectionOf(body.fields);
+      const keys = sortKeysOf(LANGUAGE, body.sortedBy);
+      const now = ctx.clock();
+      const filtered = narrowed(request, body.query, now);
+      const pageQuery = filtered.clone().select(columnsFor(projection).map((c) => `${T}.${c}`));
+      applySort(pageQuery, T, keys);
+      const rows = (await pageQuery.limit(pageSize + 1).offset((pageIndex - 1) * pageSize)) as CertificateRow[];
+      const hasMore = rows.length > pageSize;
+      const results = await repository.objectsOf(request.tenant, rows.slice(0, pageSize), projection);
+      const page: { results: unknown[]; pageIndex: number; pageSize: number; hasMore: boolean; count?: number } = { results, pageIndex, pageSize, hasMore };
+      // Counting is a scan of everything matched: only on request (withCount), never for a plain page.
+      if (body.withCount) page.count = Number(((await filtered.clone().count({ n: '*' }).first()) as { n: number | string } | undefined)?.n ?? 0);
+      return page;
+    },
+  });
+
+  app.post<{ Body: AggregateBody }>(`${BASE}/aggregate`, {
+    config: { capability: CAPABILITY, access: ACCESS },
+    schema: {
+      tags,
+      summary: 'Count certificates by group (HCQL)',
+      body: aggregateBodySchema,
+      response: {
+        200: {
+          type: 'object',
+          required: ['items'],
+          properties: { items: { type: 'array', items: { type: 'object', properties: { _id: { type: 'object', additionalProperties: true }, count: { type: 'integer' } } } }, count: { type: 'integer' } },
+        },
+      },
+    },
+    handler: async (request) => {
+      const body = request.body;
+      const now = ctx.clock();
+      const grouped = narrowed(request, body.query, now);
+      const aliases = applyGroupBy(grouped, knex, LANGUAGE, body, now);
+      const ordered = grouped.clone();
+      applyAggregateOrder(ordered, aliases, body.sortOrder);
+      const rows = (await ordered.limit(body.limit ?? DEFAULT_AGGREGATE_LIMIT)) as Record<string, unknown>[];
+      const answer: { items: ReturnType<typeof aggregateItems>; count?: number } = { items: aggregateItems(rows, body, aliases) };
+      if (body.withCount) {
+        const counted = (await knex.from(grouped.as('groups')).count({ n: '*' }).first()) as { n: number | string } | undefined;
+        answer.count = Number(counted?.n ?? 0);
+      }
+      return answer;
+    },
+  });
+
+  app.post<{ Body: SearchBody | null }>(`${BASE}/csv`, {
+    config: { capability: CAPABILITY, access: ACCESS },
+    schema: { tags, summary: 'Export the certificates a search matches as CSV (streamed)', body: searchBodySchema, produces: ['text/csv'] },
+    handler: async (request, reply) => {
+      const body = request.body ?? {};
+      const properties = body.fields && body.fields.length > 0 ? [...projectionOf(body.fields)!] : [...DEFAULT_CSV_FIELDS];
+      const projection = new Set<string>(properties);
+      const keys = sortKeysOf(LANGUAGE, body.sortedBy);
+      const now = ctx.clock();
+      const filtered = narrowed(request, body.query, now);
+      const columns = [...new Set([...columnsFor(projection), ...keys.map((k) => k.column)])].map((c) => `${T}.${c}`);
+      const batch = (cursor: CertificateRow | null): Promise<CertificateRow[]> => {
+        const q = filtered.clone().select(columns);
+        if (cursor) applyAfter(q, T, keys, cursor as unknown as Record<string, unknown>);
+        applySort(q, T, keys);
+        return q.limit(CSV_BATCH) as Promise<CertificateRow[]>;
+      };
+      // The first batch is read before the answer starts, so a bad query or a database failure is
+      // still a problem+json answer; later failures can only cut the stream.
+      const first = await batch(null);
+      const tenant = request.tenant;
+      async function* lines(): AsyncGenerator<string> {
+        yield csvLine(properties);
+        let rows = first;
+        while (rows.length > 0) {
+          const objects = await repository.objectsOf(tenant, rows, projection);
+          yield objects.map((o) => csvRow(properties, o)).join('');
+          if (rows.length < CSV_BATCH) return;
+          rows = await batch(rows[rows.length - 1]!);
+        }
+      }
+      return reply
+        .header('content-type', 'text/csv')
+        .header('content-disposition', 'attachment; filename="certificates.csv"')
+        .send(Readable.from(lines(), { objectMode: false }));
+    },
+  });
+
+  app.get(`${BASE}/search/dictionary`, {
+    config: { capability: CAPABILITY, access: ACCESS },
+    schema: { tags, summary: 'Fields, operators and specials of the certificate query language (HCQL)' },
+    handler: async () => queryDictionary(LANGUAGE),
+  });
+}
+
+export type { SortKey };

@@ -1,0 +1,307 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { invalidQuery, oneOf } from './failure.js';
+import { operatorsOf, resolveField, type FieldRef } from './fields.js';
+import { MAX_DEPTH, MAX_PARAMETERS } from './limits.js';
+import type { CheckedRegex } from './regex.js';
+import { regexOf, scalarOf, type Scalar } from './values.js';
+import type { CompileContext, FieldDefinition, FieldStorage, Operator, QueryLanguage, QueryNode } from './types.js';
+
+/**
+ * Query tree → WHERE clauses on a knex builder over `language.table` (aliased `ctx.table`).
+ *
+ * - Values are always bound parameters; identifiers come only from the field table (knex quotes them).
+ * - Two-valued logic: `not` is pushed down to the comparisons (De Morgan), and each comparison has a
+ *   negative form that counts NULL as "not matching" (`col IS NULL OR NOT (col = ?)`, `NOT EXISTS`),
+ *   so a row is in exactly one of `x` and `not x` whatever its NULLs.
+ * - Everything that can fail (fields, values, dates, regexes, size) is decided here, eagerly: knex only
+ *   runs the where-callbacks when it renders SQL (once per clone), and they must not throw or count.
+ * - Long `and`/`or` lists are grouped by GROUP_SIZE, so SQLite's expression depth limit (1000) and the
+ *   parameter limit (MAX_PARAMETERS) bound a query instead of failing it in the database.
+ */
+export function applyQuery(qb: Knex.QueryBuilder, ast: QueryNode, language: QueryLanguage, ctx: CompileContext): Knex.QueryBuilder {
+  const plan = new Planner(language, ctx).plan(ast, false);
+  if (plan.kind === 'false') qb.whereRaw('1 = 0');
+  else if (plan.kind !== 'true') add(qb, plan, 'and');
+  return qb;
+}
+
+/** Adds conditions to a builder (AND-ed with what it has). Pure: may run once per rendering. */
+type Emit = (b: Knex.QueryBuilder) => void;
+
+type Plan = { kind: 'true' } | { kind: 'false' } | { kind: 'atom'; emit: Emit } | { kind: 'group'; conj: boolean; items: Plan[] };
+
+const GROUP_SIZE = 50;
+const NEGATIVE: Partial<Record<Operator, Operator>> = { 'not equals': 'equals', 'not in': 'in', 'not exists': 'exists' };
+
+function add(b: Knex.QueryBuilder, plan: Plan, join: 'and' | 'or'): void {
+  const where = (fn: Emit) => (join === 'and' ? b.where(fn) : b.orWhere(fn));
+  if (plan.kind === 'atom') where(plan.emit);
+  else if (plan.kind === 'group') where((inner) => plan.items.forEach((item) => add(inner, item, plan.conj ? 'and' : 'or')));
+  // 'true' / 'false' never reach here: group() folds them away.
+}
+
+/** `and` (conj) / `or` of plans, constants folded, long lists nested by GROUP_SIZE. */
+function group(conj: boolean, plans: Plan[]): Plan {
+  const items: Plan[] = [];
+  for (const p of plans) {
+    if (p.kind === (conj ? 'false' : 'true')) return p;
+    if (p.kind === (conj ? 'true' : 'false')) continue;
+    items.push(p);
+  }
+  if (items.length === 0) return { kind: conj ? 'true' : 'false' };
+  if (items.length === 1) return items[0]!;
+  if (items.length <= GROUP_SIZE) return { kind: 'group', conj, items };
+  const chunks: Plan[] = [];
+  for (let i = 0; i < items.length; i += GROUP_SIZE) chunks.push(group(conj, items.slice(i, i + GROUP_SIZE)));
+  return group(conj, chunks);
+}
+
+/** OR of conditions, nested like group(). */
+function anyOf(emits: Emit[]): Emit {
+  const plan = group(
+    false,
+    emits.map((emit) => ({ kind: 'atom', emit })),
+  );
+  return (b) => {
+    if (plan.kind === 'atom') plan.emit(b);
+    else if (plan.kind === 'group') add(b, plan, 'and');
+  };
+}
+
+const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+/** `contains` / prefix patterns for LIKE: `!` escapes `%`, `_` and itself. `!`, not `\`: a backslash
+ * needs `'\\'` in MySQL string literals but `'\'` in SQLite's; `!` is the same character in both. */
+const escapeLike = (text: string): string => text.replace(/[!%_]/g, (c) => `!${c}`);
+const LIKE = "?? LIKE ? ESCAPE '!'";
+
+/** By code point, as the inventory stores `value_rev` (core/inventory/record.ts). */
+const reversed = (text: string): string => Array.from(text).reverse().join('');
+
+/** The smallest string above every string starting with `prefix` (code-point order), if any. */
+function successor(prefix: string): string | undefined {
+  const points = Array.from(prefix);
+  const cp = points.pop()!.codePointAt(0)!;
+  if (cp >= 0x10ffff) return undefined;
+  return points.join('') + String.fromCodePoint(cp === 0xd7ff ? 0xe000 : cp + 1);
+}
+
+/**
+ * Values starting with `prefix`: a range an index can read (`>= prefix AND < successor`), plus the LIKE
+ * that makes it exact on MariaDB, whose PAD SPACE collations compare `'a'` and `'a '` equal.
+ */
+function prefixOf(ref: string, prefix: string): Emit {
+  const upper = successor(prefix);
+  return (b) => {
+    b.where(ref, '>=', prefix);
+    if (upper !== undefined) b.where(ref, '<', upper);
+    b.whereRaw(LIKE, [ref, `${escapeLike(prefix)}%`]);
+  };
+}
+
+class Planner {
+  private cost = 0;
+  private aliases = 0;
+  private readonly mysql: boolean;
+
+  constructor(
+    private readonly language: QueryLanguage,
+    private readonly ctx: CompileContext,
+  ) {
+    this.mysql = (ctx.knex.client as { dialect?: string }).dialect === 'mysql';
+  }
+
+  plan(node: QueryNode, negated: boolean, depth = 0): Plan {
+    // parseQuery bounds nesting already; this bounds trees built by hand (2 levels per parenthesis).
+    if (depth > 2 * MAX_DEPTH + 2) throw invalidQuery(`more than ${MAX_DEPTH} nested levels`);
+    switch (node.kind) {
+      case 'all':
+        return { kind: negated ? 'false' : 'true' };
+      case 'and':
+      case 'or':
+        // De Morgan: not (a and b) = not a or not b.
+        return group((node.kind === 'and') !== negated, node.children.map((c) => this.plan(c, negated, depth + 1)));
+      case 'not':
+        return this.plan(node.child, !negated, depth + 1);
+      case 'compare':
+        return { kind: 'atom', emit: this.compare(node, negated) };
+      case 'special':
+        return { kind: 'atom', emit: this.special(node, negated) };
+      default:
+        throw invalidQuery(`unknown node ${JSON.stringify((node as { kind?: unknown }).kind)}`);
+    }
+  }
+
+  private charge(parameters: number, position: number): void {
+    this.cost += Math.max(1, parameters);
+    if (this.cost > MAX_PARAMETERS) throw invalidQuery(`query too large: more than ${MAX_PARAMETERS} values and conditions`, { position });
+  }
+
+  private alias(): string {
+    this.aliases += 1;
+    return `cwq${this.aliases}`;
+  }
+
+  private special(node: Extract<QueryNode, { kind: 'special' }>, negated: boolean): Emit {
+    const special = this.language.specials.find((s) => s.subject === node.subject && s.verb === node.verb);
+    const build = special && Object.hasOwn(special.values, node.value) ? special.values[node.value] : undefined;
+    if (!special || !build) throw invalidQuery(`unknown condition "${node.subject} ${node.verb} ${node.value}"`, { position: node.offset });
+    this.charge(2, node.offset);
+    const ctx = this.ctx;
+    if (node.negated === negated) return (b) => build(b, ctx);
+    // NOT (P) drops the rows where P is NULL (a nullable flag such as discovered_trusted); P is a
+    // builder we cannot rewrite, so test it in a one-row subquery: EXISTS is never NULL.
+    const alias = this.alias();
+    return (b) =>
+      void b.whereNotExists(
+        ctx.knex
+          .select(ctx.knex.raw('1'))
+          .from(ctx.knex.raw('(select 1 as ??) as ??', ['one', alias]))
+          .where((inner) => build(inner, ctx)),
+      );
+  }
+
+  private fieldOf(node: Extract<QueryNode, { kind: 'compare' }>): FieldRef {
+    let ref: FieldRef | undefined;
+    if (node.key !== undefined) {
+      const field = this.language.fields.find((f) => f.parametric && f.name === node.field);
+      if (field && node.key !== '') ref = { field, key: node.key };
+    } else {
+      ref = resolveField(this.language, node.field);
+    }
+    if (!ref) throw invalidQuery(`unknown field ${JSON.stringify(node.field)}`, { position: node.offset });
+    if (!operatorsOf(ref.field).includes(node.operator)) throw invalidQuery(`${ref.field.name} does not take "${node.operator}"`, { position: node.offset });
+    const listed = node.operator === 'in' || node.operator === 'not in' || node.operator === 'within';
+    const expected = node.operator === 'exists' || node.operator === 'not exists' ? 0 : 1;
+    if (listed ? node.values.length === 0 : node.values.length !== expected) {
+      throw invalidQuery(`"${node.operator}" takes ${listed ? 'a list' : expected ? 'one value' : 'no value'}`, { position: node.offset });
+    }
+    return ref;
+  }
+
+  private compare(node: Extract<QueryNode, { kind: 'compare' }>, negated: boolean): Emit {
+    const { field, key } = this.fieldOf(node);
+    const operator = NEGATIVE[node.operator] ?? node.operator;
+    const negative = negated !== (operator !== node.operator);
+    const regexes = operator === 'matches' || operator === 'within' ? node.values.map((l) => regexOf(l)) : [];
+    const values = regexes.length ? [] : [...new Set(node.values.map((l) => scalarOf(field, operator, l, this.ctx.now)))];
+    const storage = field.storage;
+    if (storage.kind === 'column') {
+      const col = `${this.ctx.table}.${storage.column}`;
+      const hashed = storage.hashKey && field.type === 'string' ? `${this.ctx.table}.${storage.hashKey}` : undefined;
+      this.charge(regexes.length + values.length * (hashed ? 2 : 1), node.offset);
+      if (!negative) return this.condition(field, operator, col, values, regexes, { hashed });
+      if (operator === 'exists') return field.type === 'string' ? (b) => void b.whereNull(col).orWhere(col, '') : (b) => void b.whereNull(col);
+      const positive = this.condition(field, operator, col, values, regexes, { hashed });
+      // With a hash key (DNs), equality is decided by the hash: the DN column itself may compare
+      // case-insensitively on MySQL (TEXT, database collation). A NULL either way is "not equal".
+      if (hashed) return (b) => void b.whereNull(col).orWhereNull(hashed).orWhereNot(positive);
+      return (b) => void b.whereNull(col).orWhereNot(positive);
+    }
+    return this.side(node, field, storage, key, operator, negative, values, regexes);
+  }
+
+  /** EXISTS (a side row of this main row [with this key] whose value satisfies the condition). */
+  private side(
+    node: Extract<QueryNode, { kind: 'compare' }>,
+    field: FieldDefinition,
+    storage: Extract<FieldStorage, { kind: 'side' }>,
+    key: string | undefined,
+    operator: Operator,
+    negative: boolean,
+    values: Scalar[],
+    regexes: CheckedRegex[],
+  ): Emit {
+    if (storage.keyColumn && key === undefined) throw invalidQuery(`${field.name} takes a key: ${field.name}.<key>`, { position: node.offset });
+    const fixed = Object.entries(storage.fixed ?? {});
+    this.charge(regexes.length * 3 + values.length + fixed.length + (storage.keyColumn ? 1 : 0), node.offset);
+    const { knex, table } = this.ctx;
+    const alias = this.alias();
+    const at = (column: string) => `${alias}.${column}`;
+    const condition =
+      operator === 'exists'
+        ? undefined
+        : this.condition(field, operator, at(storage.valueColumn), values, regexes, {
+            numeric: storage.numeric === true || field.type === 'number' || field.type === 'date',
+            insensitive: storage.lowercase === true,
+            reversed: storage.reversedColumn ? at(storage.reversedColumn) : undefined,
+          });
+    const subquery = (): Knex.QueryBuilder => {
+      const q = knex
+        .select(knex.raw('1'))
+        .from(`${storage.table} as ${alias}`)
+        .whereRaw('?? = ??', [at(storage.foreignKey), `${table}.${this.language.idColumn}`])
+        .whereRaw('?? = ??', [at(storage.tenantColumn ?? 'tenant'), `${table}.${this.language.tenantColumn}`]);
+      if (storage.keyColumn) q.where(at(storage.keyColumn), key!);
+      for (const [column, value] of fixed) q.where(at(column), value);
+      if (condition) condition(q);
+      return q;
+    };
+    return negative ? (b) => void b.whereNotExists(subquery()) : (b) => void b.whereExists(subquery());
+  }
+
+  /** The positive condition of `operator` on `ref` (a main-table column or a side-table value). */
+  private condition(
+    field: FieldDefinition,
+    operator: Operator,
+    ref: string,
+    values: Scalar[],
+    regexes: CheckedRegex[],
+    options: { hashed?: string; numeric?: boolean; insensitive?: boolean; reversed?: string },
+  ): Emit {
+    const bound = values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
+    // Side values are text: numbers compare as numbers (`9` < `10`), not as strings.
+    const cast = options.numeric ? (this.mysql ? 'CAST(?? AS DOUBLE)' : 'CAST(?? AS REAL)') : '??';
+    const placeholders = bound.map(() => '?').join(', ');
+    switch (operator) {
+      case 'equals':
+      case 'in': {
+        // `hash = sha256(v) AND col = v`: the indexed hash finds the row, the column makes it exact.
+        if (options.hashed) {
+          const hashed = options.hashed;
+          const hashes = [...new Set(bound.map((v) => sha256(String(v))))];
+          if (bound.length === 1) return (b) => void b.where(hashed, hashes[0]!).where(ref, bound[0]!);
+          return (b) => void b.whereIn(hashed, hashes).whereIn(ref, bound);
+        }
+        if (bound.length === 1) return (b) => void b.whereRaw(`${cast} = ?`, [ref, bound[0]!]);
+        return (b) => void b.whereRaw(`${cast} IN (${placeholders})`, [ref, ...bound]);
+      }
+      case 'before':
+      case 'after': {
+        const op = operator === 'before' ? '<' : '>';
+        return (b) => void b.whereRaw(`${cast} ${op} ?`, [ref, bound[0]!]);
+      }
+      case 'contains': {
+        const lower = options.insensitive ? '??' : 'LOWER(??)';
+        return (b) => void b.whereRaw(`${lower} LIKE ? ESCAPE '!'`, [ref, `%${escapeLike(String(bound[0]))}%`]);
+      }
+      case 'matches':
+      case 'within':
+        return anyOf(regexes.map((r) => this.regex(r, ref, options)));
+      case 'exists':
+        return field.type === 'string' ? (b) => void b.whereNotNull(ref).where(ref, '<>', '') : (b) => void b.whereNotNull(ref);
+      default:
+        throw invalidQuery(`"${operator}" cannot be compiled (operators: ${oneOf(operatorsOf(field))})`);
+    }
+  }
+
+  /**
+   * A regex on `ref`. On a side value with a reversed column (SANs), a pure literal needs no regex:
+   * `^a\.b$` is equality, `^www\.` a prefix range on the value, `\.example\.com$` a prefix range on the
+   * reversed value — index range reads instead of a scan.
+   */
+  private regex(regex: CheckedRegex, ref: string, options: { insensitive?: boolean; reversed?: string }): Emit {
+    const literal = regex.literal;
+    if (options.reversed && literal) {
+      const text = options.insensitive ? literal.text.toLowerCase() : literal.text;
+      if (literal.start && literal.end) return (b) => void b.where(ref, text);
+      if (literal.start) return prefixOf(ref, text);
+      if (literal.end) return prefixOf(options.reversed, reversed(text));
+    }
+    // Inline flags: MariaDB's PCRE2 reads them; the SQLite regexp() function maps them to JS flags.
+    // `(?-i)` also keeps MariaDB case-sensitive on case-insensitive collations.
+    const pattern = `${options.insensitive ? '(?i)' : '(?-i)'}${regex.pattern}`;
+    return (b) => void b.whereRaw('?? REGEXP ?', [ref, pattern]);
+  }
+}
