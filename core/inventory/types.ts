@@ -119,28 +119,4 @@ export interface CertificateInput {
  * What enrollment, revocation, triggers and discovery change on a certificate already in the inventory
  * (CertificateRepository.update). An absent key is left as it is; null clears it (lists: empties them).
  */
-export interface CertificatePatch {
-  module?: string | null;
-  profile?: string | null;
-  owner?: string | null;
-  team?: string | null;
-  contactEmail?: string | null;
-  labels?: KeyValue[] | null;
-  metadata?: KeyValue[] | null;
-  holderId?: string | null;
-  escrowed?: boolean;
-  autoRenew?: boolean;
-  crlSynchronized?: boolean;
-  archived?: boolean;
-  revoked?: boolean;
-  revocationDate?: number | null;
-  revocationReason?: string | null;
-  grades?: unknown[] | null;
-  grade?: string | null;
-  thirdPartyData?: ThirdPartyData[] | null;
-  triggerResults?: TriggerResult[] | null;
-  discoveryData?: DiscoveryData[] | null;
-  discoveryInfo?: DiscoveryInfo[] | null;
-  discoveredTrusted?: boolean | null;
-  requestedX509Data?: unknown;
-}
+export type CertificatePatch = Omit<CertificateInput, 'certificate'>;

@@ -5,7 +5,7 @@ import { lifecyclePermission } from '../../security/permissions/catalogue.js';
 import type { InventoryContext } from '../index.js';
 import { parseInventoryCertificate } from '../repository.js';
 import { certificateVisible } from '../search/visibility.js';
-import type { CertificateObject, KeyValue } from '../types.js';
+import type { CertificateInput, CertificateObject } from '../types.js';
 import { certificateObjectSchema } from '../view.js';
 
 const CAPABILITY = 'webra' as const;
@@ -60,17 +60,8 @@ const findSchema = {
   properties: { certificate: { type: 'string', description: 'PEM of the certificate' }, pem: { type: 'string', description: 'Same as certificate' } },
 } as const;
 
-interface ImportBody {
-  certificate: string;
-  module?: string | null;
-  profile?: string | null;
-  owner?: string | null;
-  team?: string | null;
-  contactEmail?: string | null;
-  labels?: KeyValue[] | null;
-  metadata?: KeyValue[] | null;
-  holderId?: string | null;
-}
+/** What an import may set beside the certificate itself. */
+type ImportBody = Pick<CertificateInput, 'certificate' | 'module' | 'profile' | 'owner' | 'team' | 'contactEmail' | 'labels' | 'metadata' | 'holderId'>;
 
 const none = (v: string | null | undefined): string | null => (v === undefined || v === null || v === '' ? null : v);
 
