@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isId } from '../../db/ids.js';
 import { ProblemError } from '../../errors/index.js';
-import { lifecyclePermission } from '../../security/permissions/catalogue.js';
 import type { InventoryContext } from '../index.js';
+import { certificatePermissionsSchema, permissionsOf } from '../permissions.js';
+import { lifecyclePermission } from '../../security/permissions/catalogue.js';
 import { parseInventoryCertificate } from '../repository.js';
 import { certificateVisible } from '../search/visibility.js';
 import type { CertificateInput, CertificateObject } from '../types.js';
@@ -15,18 +16,10 @@ const tags = ['certificates'];
 /** Import and find bodies: a certificate with its attributes, never near fastify's global limit. */
 const BODY_LIMIT = 256 * 1024;
 
-/** Workflows whose rights GET /certificates/{id} reports, as `x` (direct) and `requestX` (request). */
-const WORKFLOWS = ['revoke', 'update', 'recover', 'enroll', 'migrate'] as const;
-type Permissions = Record<string, boolean>;
-
-const permissionsSchema = {
-  type: 'object',
-  properties: Object.fromEntries(WORKFLOWS.flatMap((w) => [w, `request${w[0]!.toUpperCase()}${w.slice(1)}`]).map((k) => [k, { type: 'boolean' }])),
-} as const;
 const withPermissionsSchema = {
   type: 'object',
   required: ['certificate', 'permissions'],
-  properties: { certificate: certificateObjectSchema, permissions: permissionsSchema },
+  properties: { certificate: certificateObjectSchema, permissions: certificatePermissionsSchema },
 } as const;
 
 /** Module and profile names become permission segments: the same characters. */
@@ -64,19 +57,6 @@ const findSchema = {
 type ImportBody = Pick<CertificateInput, 'certificate' | 'module' | 'profile' | 'owner' | 'team' | 'contactEmail' | 'labels' | 'metadata' | 'holderId'>;
 
 const none = (v: string | null | undefined): string | null => (v === undefined || v === null || v === '' ? null : v);
-
-/** The caller's rights on a certificate's workflows (all false for a certificate without a profile). */
-function permissionsOf(request: FastifyRequest, certificate: CertificateObject): Permissions {
-  const granted = request.principal!.permissions;
-  const out: Permissions = {};
-  for (const w of WORKFLOWS) {
-    const can = (right: 'direct' | 'request'): boolean =>
-      certificate.profile !== undefined && certificate.module !== undefined && granted.allows(lifecyclePermission(certificate.module, certificate.profile, w, right));
-    out[w] = can('direct');
-    out[`request${w[0]!.toUpperCase()}${w.slice(1)}`] = can('request');
-  }
-  return out;
-}
 
 /** The path parameter, whether the PEM came percent-encoded (`:id`) or with raw slashes (`*`). */
 const pathValue = (request: FastifyRequest): string => {

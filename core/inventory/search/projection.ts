@@ -38,6 +38,8 @@ export const CERTIFICATE_PROPERTIES = new Set([
   'discoveredTrusted',
   'requestedX509Data',
   'status',
+  // Not a stored property: the caller's workflow rights on each result (client-compat §4).
+  'permissions',
 ]);
 
 /**

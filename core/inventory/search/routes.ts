@@ -8,6 +8,9 @@ import { columnsFor, type CertificateRow } from '../repository.js';
 import { aggregateBodySchema, pageOf, searchBodySchema, type AggregateBody, type SearchBody } from './body.js';
 import { aggregateItems, applyAggregateOrder, applyGroupBy, DEFAULT_AGGREGATE_LIMIT } from './aggregate.js';
 import { csvLine, csvRow, DEFAULT_CSV_FIELDS } from './csv.js';
+import { permissionsOf } from '../permissions.js';
+import type { CertificateObject } from '../types.js';
+import { invalid } from './elements.js';
 import { projectionOf } from './projection.js';
 import { applyAfter, applySort, sortKeysOf, type SortKey } from './sort.js';
 import { applyVisibility, SEARCH_CERTIFICATES, visibilityFilters } from './visibility.js';
@@ -32,6 +35,10 @@ const pageSchema = {
     count: { type: 'integer' },
   },
 } as const;
+
+/** What to load for a projection: `permissions` are computed from each result's module and profile. */
+const loaded = (projection: ReadonlySet<string> | null): ReadonlySet<string> | null =>
+  projection?.has('permissions') ? new Set([...projection, 'module', 'profile']) : projection;
 
 /**
  * POST /api/v1/certificates/search, /aggregate, /csv and GET /search/dictionary: HCQL compiled by the
@@ -60,11 +67,18 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       const keys = sortKeysOf(LANGUAGE, body.sortedBy);
       const now = ctx.clock();
       const filtered = narrowed(request, body.query, now);
-      const pageQuery = filtered.clone().select(columnsFor(projection).map((c) => `${T}.${c}`));
+      const pageQuery = filtered.clone().select(columnsFor(loaded(projection)).map((c) => `${T}.${c}`));
       applySort(pageQuery, T, keys);
       const rows = (await pageQuery.limit(pageSize + 1).offset((pageIndex - 1) * pageSize)) as CertificateRow[];
       const hasMore = rows.length > pageSize;
-      const results = await repository.objectsOf(request.tenant, rows.slice(0, pageSize), projection);
+      const results = await repository.objectsOf(request.tenant, rows.slice(0, pageSize), loaded(projection));
+      if (projection?.has('permissions')) {
+        for (const r of results as (CertificateObject & { permissions?: unknown })[]) {
+          r.permissions = permissionsOf(request, r);
+          if (!projection.has('module')) delete r.module;
+          if (!projection.has('profile')) delete r.profile;
+        }
+      }
       const page: { results: unknown[]; pageIndex: number; pageSize: number; hasMore: boolean; count?: number } = { results, pageIndex, pageSize, hasMore };
       // Counting is a scan of everything matched: only on request (withCount), never for a plain page.
       if (body.withCount) page.count = Number(((await filtered.clone().count({ n: '*' }).first()) as { n: number | string } | undefined)?.n ?? 0);
@@ -109,6 +123,7 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
     handler: async (request, reply) => {
       const body = request.body ?? {};
       const properties = body.fields && body.fields.length > 0 ? [...projectionOf(body.fields)!] : [...DEFAULT_CSV_FIELDS];
+      if (properties.includes('permissions')) throw invalid('permissions are answered by searches, not in CSV exports');
       const projection = new Set<string>(properties);
       const keys = sortKeysOf(LANGUAGE, body.sortedBy);
       const now = ctx.clock();

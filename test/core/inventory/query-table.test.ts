@@ -218,6 +218,18 @@ t.test('HCQL on a seeded inventory', async (t) => {
     t.equal(zero.json.pageIndex, 1, 'pageIndex 0 is the first page');
   });
 
+  t.test('permissions on results', async (t) => {
+    const { json } = await search({ query: 'team = "net" or module = "discovery"', fields: ['permissions'], pageSize: 100 });
+    const rows = json.results as { _id: string; permissions: Record<string, boolean> }[];
+    t.equal(rows.length, 5);
+    for (const r of rows) {
+      t.same(Object.keys(r).sort(), ['_id', 'permissions'], 'module/profile loaded for the rights, not answered');
+      const name = byId.get(r._id)!;
+      t.equal(r.permissions.revoke, !'GH'.includes(name), `${name}: administrator may revoke what has a profile`);
+      t.equal(r.permissions.requestUpdate, !'GH'.includes(name));
+    }
+  });
+
   t.test('aggregate', async (t) => {
     const agg = async (body: Record<string, unknown>) => {
       const res = await kernel.app.inject({ method: 'POST', url: '/api/v1/certificates/aggregate', headers: ADMIN_HEADERS, payload: body });
