@@ -224,7 +224,8 @@ async function freshPostgresDatabase(cleanup: Cleanup, name: string): Promise<vo
 
 async function knexDetail(backend: KnexBackend): Promise<string> {
   const [info, strategy] = await Promise.all([backend.repository.serverInfo(), backend.repository.lockStrategy()]);
-  return `${backend.name} ${info.version}, lock strategy ${strategy}`;
+  const claims = info.compoundStatements ? ', due claims in one compound statement' : '';
+  return `${backend.name} ${info.version}, lock strategy ${strategy}${claims}`;
 }
 
 async function openPostgresBackend(cleanup: Cleanup, disableNotifications: boolean): Promise<Opened> {

@@ -46,6 +46,8 @@ export interface ServerInfo {
    * connections set it), so locking transactions need not ask for it: one round trip less each.
    */
   readCommitted: boolean;
+  /** MariaDB: anonymous compound statements (BEGIN NOT ATOMIC … END), so a whole claim can go in one round trip. */
+  compoundStatements: boolean;
 }
 
 const atLeast = (version: string, min: readonly number[]): boolean => {
@@ -63,17 +65,21 @@ export async function probeServer(knex: Knex, engine: Engine): Promise<ServerInf
   const versionSql = { sqlite: 'sqlite_version()', mysql: 'VERSION()', postgres: "current_setting('server_version')" }[engine];
   const row = (await knex.select(knex.raw(`${versionSql} AS v`)).first()) as { v?: unknown } | undefined;
   const version = String(row?.v ?? '');
-  if (engine === 'sqlite') return { version, skipLocked: false, readCommitted: false };
+  if (engine === 'sqlite') return { version, skipLocked: false, readCommitted: false, compoundStatements: false };
   if (engine === 'postgres') {
     const level = (await knex.select(knex.raw("current_setting('transaction_isolation') AS l")).first()) as { l?: unknown } | undefined;
-    return { version, skipLocked: atLeast(version, [9, 5]), readCommitted: String(level?.l) === 'read committed' };
+    return { version, skipLocked: atLeast(version, [9, 5]), readCommitted: String(level?.l) === 'read committed', compoundStatements: false };
   }
+  const mariadb = /mariadb/i.test(version);
   // MariaDB has SKIP LOCKED since 10.6; MySQL since 8.0.1.
-  const skipLocked = /mariadb/i.test(version) ? atLeast(version, [10, 6]) : atLeast(version, [8, 0, 1]);
+  const skipLocked = mariadb ? atLeast(version, [10, 6]) : atLeast(version, [8, 0, 1]);
   // MariaDB names it tx_isolation; MySQL 8 transaction_isolation.
-  const variable = /mariadb/i.test(version) ? '@@SESSION.tx_isolation' : '@@SESSION.transaction_isolation';
-  const level = (await knex.select(knex.raw(`${variable} AS l`)).first()) as { l?: unknown } | undefined;
-  return { version, skipLocked, readCommitted: String(level?.l) === 'READ-COMMITTED' };
+  const variable = mariadb ? '@@SESSION.tx_isolation' : '@@SESSION.transaction_isolation';
+  const session = (await knex.select(knex.raw(`${variable} AS l, @@SESSION.sql_mode AS m`)).first()) as { l?: unknown; m?: unknown } | undefined;
+  // Anonymous compound statements since MariaDB 10.1.1, anchored types (TYPE OF) since 10.3, in the default
+  // syntax (sql_mode ORACLE has its own); MySQL has neither.
+  const compoundStatements = mariadb && atLeast(version, [10, 3]) && !/ORACLE/i.test(String(session?.m ?? ''));
+  return { version, skipLocked, readCommitted: String(session?.l) === 'READ-COMMITTED', compoundStatements };
 }
 
 /** Deadlocks and serialization failures: the transaction was rolled back and may simply be run again. */

@@ -15,9 +15,10 @@ import {
 import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
 import { detectEngine, missingTableError, probeServer, retryOnConflict, type Engine, type LockStrategy, type ServerInfo } from './engine.js';
-import { claimSkippingLocked, findAndLock, type LockRequest } from './find-and-lock.js';
+import { claimDueInOneStatement, claimSkippingLocked, findAndLock, type ClaimRequest, type LockRequest } from './find-and-lock.js';
 import { dataContains, type SqlCondition } from './json-filter.js';
 import { JOBS_TABLE, newRow, rowToJob, savedColumns, STATE_COLUMNS, stateOf, toMillis, type JobRow, type StateRow, type StoredJob } from './rows.js';
+import { ScanFloors, type FloorScan } from './scan-floor.js';
 import { affected, exactColumn, orderNullsLast, sortDir, whereContainsText, whereTextEquals, whereTextIn, whereTextNotIn, type SortDir } from './sql.js';
 import { saveUnique } from './unique.js';
 
@@ -44,6 +45,8 @@ export class KnexJobRepository implements JobRepository {
   /** When getNextJobToRun last looked for expired locks, per job name, and whether it found one. */
   private readonly expiredLooks = new Map<string, { at: number; found: boolean }>();
   private server: Promise<ServerInfo> | undefined;
+  /** Where MariaDB's due claims start their scan, per job name. */
+  private readonly floors = new ScanFloors();
 
   constructor(
     private readonly knex: Knex,
@@ -166,7 +169,9 @@ export class KnexJobRepository implements JobRepository {
   }
 
   async enableJobs(options: RemoveJobsOptions): Promise<number> {
-    return this.setDisabled(options, false);
+    const enabled = await this.setDisabled(options, false);
+    if (enabled > 0) this.floors.reset();
+    return enabled;
   }
 
   async purgeAllJobs(): Promise<number> {
@@ -207,6 +212,7 @@ export class KnexJobRepository implements JobRepository {
     else if (job.type === 'single') saved = await this.upsertSingle(job, by);
     else if (job.unique) saved = (await saveUnique(this.knex, this.engine, job, job.unique, job.uniqueOpts, by)) ?? (await this.insert(job, by));
     else saved = await this.insert(job, by);
+    if (saved && !saved.disabled) this.floors.lowered(saved.name, toMillis(saved.nextRunAt));
     // The stored data is the job's own data read back from JSON; DATA is the caller's claim about its shape.
     return (saved ?? job) as JobParameters<DATA>;
   }
@@ -294,6 +300,8 @@ export class KnexJobRepository implements JobRepository {
       ),
     );
     if (updated !== 1) throw new Error(`job ${id} (name: ${job.name}) cannot be updated in the database, maybe it does not exist anymore?`);
+    // A run finished (or a lock was given up): the job is lockable again at its next run, if it has one.
+    if (!job.lockedAt) this.floors.lowered(job.name, toMillis(job.nextRunAt || null));
   }
 
   // ---- locking ----
@@ -335,7 +343,8 @@ export class KnexJobRepository implements JobRepository {
       // one (then keep draining them first).
       const lastLook = this.expiredLooks.get(jobName);
       const expired = lastLook === undefined || lastLook.found || Date.now() - lastLook.at >= EXPIRED_LOOK_MS;
-      const claimed = await claimSkippingLocked(this.knex, {
+      const info = await this.serverInfo();
+      const request: ClaimRequest = {
         name: jobName,
         scanUntil,
         deadline,
@@ -344,8 +353,13 @@ export class KnexJobRepository implements JobRepository {
         nextRunDir: this.sort.nextRunAt,
         priorityDir: this.sort.priority,
         expired,
-        sessionReadCommitted: (await this.serverInfo()).readCommitted,
-      });
+        sessionReadCommitted: info.readCommitted,
+      };
+      if (!expired && info.compoundStatements) {
+        const row = await this.claimDue(request);
+        return row ? rowToJob(row) : undefined;
+      }
+      const claimed = await claimSkippingLocked(this.knex, this.engine, request);
       if (expired) this.expiredLooks.set(jobName, { at: Date.now(), found: claimed?.wasExpired === true });
       return claimed ? rowToJob(claimed.row) : undefined;
     }
@@ -361,12 +375,42 @@ export class KnexJobRepository implements JobRepository {
     );
   }
 
+  /**
+   * MariaDB's due claim (claimDueInOneStatement), its scan started at the name's floor when one is known (see
+   * ScanFloors); when nothing is lockable from there, the whole due range is scanned before answering "none".
+   */
+  private async claimDue(request: ClaimRequest): Promise<JobRow | undefined> {
+    // The floor needs the default order (earliest first): the entries it skips are then at the start of the range.
+    if (request.nextRunDir !== 'asc') return claimDueInOneStatement(this.knex, request);
+    const first = this.floors.begin(request.name);
+    if (first.from !== undefined) {
+      const row = await this.scanned(first, claimDueInOneStatement(this.knex, request, first.from));
+      if (row) return row;
+    }
+    const full = first.from === undefined ? first : this.floors.begin(request.name, true);
+    return this.scanned(full, claimDueInOneStatement(this.knex, request));
+  }
+
+  private async scanned(scan: FloorScan, claim: Promise<JobRow | undefined>): Promise<JobRow | undefined> {
+    let row: JobRow | undefined;
+    try {
+      row = await claim;
+      return row;
+    } finally {
+      this.floors.end(scan, row ? Number(row.next_run_at) : undefined);
+    }
+  }
+
   /** Releases a lock, unless the job is being processed (nextRunAt is null while a one-off job runs). */
   async unlockJob(job: JobParameters): Promise<void> {
     if (!job._id) return;
     await retryOnConflict(() =>
       this.knex(JOBS_TABLE).where('id', String(job._id)).whereNotNull('next_run_at').update({ locked_at: null, updated_at: Date.now() }),
     );
+    // The caller's nextRunAt is the one it locked the job at; without it, where the job now sits is unknown.
+    const nextRunAt = toMillis(job.nextRunAt || null);
+    if (nextRunAt === null) this.floors.reset();
+    else this.floors.lowered(job.name, nextRunAt);
   }
 
   async unlockJobs(jobIds: (JobId | string)[]): Promise<void> {
@@ -375,6 +419,7 @@ export class KnexJobRepository implements JobRepository {
       const chunk = ids.slice(i, i + UNLOCK_CHUNK);
       await retryOnConflict(() => this.knex(JOBS_TABLE).whereIn('id', chunk).update({ locked_at: null, updated_at: Date.now() }));
     }
+    if (ids.length > 0) this.floors.reset();
   }
 
   private async lock(guard: LockRequest['guard'], lockTime: number, options: JobRepositoryOptions | undefined): Promise<StoredJob | undefined> {

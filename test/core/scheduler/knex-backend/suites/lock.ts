@@ -1,3 +1,4 @@
+import knexFactory, { type Knex } from 'knex';
 import type { Test } from 'tap';
 import { KnexJobRepository } from '../../../../../core/scheduler/knex-backend/index.js';
 import { job, ms, rawRow, strategiesFor, type DbFactory } from '../harness.js';
@@ -82,7 +83,85 @@ export function lockSuite(t: Test, db: DbFactory): void {
         t.same(order, ['new-minus-5', 'new-5', 'old']);
       });
 
+      t.test(`${strategy}: finished one-off jobs (no next run) are passed over`, async (t) => {
+        const { knex } = await db.open(t);
+        const repo = new KnexJobRepository(knex, { lockStrategy: strategy });
+        const now = Date.now();
+        const take = () => repo.getNextJobToRun('finished', new Date(now), new Date(now - MINUTE), undefined, undefined);
+        for (let i = 0; i < 40; i++) {
+          const done = await repo.saveJob(job('finished', { nextRunAt: new Date(now - 9000 + i) }), undefined);
+          await repo.saveJobState({ ...done, nextRunAt: null, lastRunAt: new Date(now - 1000), lastFinishedAt: new Date(now - 900) }, undefined);
+        }
+        const due = [await repo.saveJob(job('finished', { nextRunAt: new Date(now - 2000) }), undefined), await repo.saveJob(job('finished', { nextRunAt: new Date(now - 1000) }), undefined)];
+        // The first claim of a name also looks for expired locks; the next ones take the due path alone.
+        t.same([String((await take())?._id), String((await take())?._id)], due.map((j) => String(j._id)));
+        t.equal(await take(), undefined);
+      });
+
+      t.test(`${strategy}: jobs made lockable behind the ones already taken are taken first, and never missed`, async (t) => {
+        const { knex, secondPool } = await db.open(t);
+        const repo = new KnexJobRepository(knex, { lockStrategy: strategy });
+        const otherNode = new KnexJobRepository(secondPool(), { lockStrategy: strategy });
+        const now = Date.now();
+        const at = (offset: number) => new Date(now + offset);
+        const save = (label: string, offset: number, on = repo) => on.saveJob(job('behind', { nextRunAt: at(offset), data: label }), undefined);
+        const take = () => repo.getNextJobToRun('behind', at(0), at(-10 * MINUTE), undefined, undefined);
+        const label = (j: Awaited<ReturnType<typeof take>>) => j?.data;
+        await save('a', -50_000);
+        await save('c', -30_000);
+        await save('e', -10_000);
+        t.equal(label(await take()), 'a');
+        const c = await take();
+        t.equal(label(c), 'c');
+        await save('b', -40_000);
+        t.equal(label(await take()), 'b', 'a job saved before the ones taken');
+        await repo.unlockJob(c!);
+        t.equal(label(await take()), 'c', 'a job unlocked');
+        const e = await take();
+        t.equal(label(e), 'e');
+        // A repeating job's run ended: its next run is already due, before every job left.
+        await save('f', -5_000);
+        await repo.saveJobState({ ...e!, lockedAt: undefined, nextRunAt: at(-20_000) }, undefined);
+        t.equal(label(await take()), 'e', 'a finished run due again');
+        await repo.unlockJobs([c!._id!]);
+        t.equal(label(await take()), 'c', 'a job unlocked by id');
+        // Another node's writes are not seen by this one: its job may come later, but it comes.
+        await save('z', -90_000, otherNode);
+        const rest = [label(await take()), label(await take())];
+        t.same([...rest].sort(), ['f', 'z']);
+        t.equal(await take(), undefined);
+      });
+
       if (strategy === 'skip-locked') {
+        t.test(`${strategy}: claims on a session that is not READ COMMITTED`, async (t) => {
+          const { knex, engine } = await db.open(t);
+          // knex types `client` as any; its config is the one the pool was opened with.
+          const config = (knex.client as { config: Knex.Config }).config;
+          const sql =
+            engine === 'mysql'
+              ? 'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ'
+              : 'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ';
+          const repeatable = knexFactory({
+            ...config,
+            pool: {
+              min: 0,
+              max: 2,
+              afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
+                conn.query(sql, (err) => done(err, conn));
+              },
+            },
+          });
+          t.teardown(() => repeatable.destroy());
+          const repo = new KnexJobRepository(repeatable, { lockStrategy: strategy });
+          t.equal((await repo.serverInfo()).readCommitted, false, 'the session runs REPEATABLE READ');
+          const now = Date.now();
+          const saved = [];
+          for (const offset of [-3000, -2000, -1000]) saved.push(await repo.saveJob(job('repeatable', { nextRunAt: new Date(now + offset) }), undefined));
+          const taken = [];
+          for (let next; (next = await repo.getNextJobToRun('repeatable', new Date(now), new Date(now - MINUTE), undefined, undefined)); ) taken.push(String(next._id));
+          t.same(taken, saved.map((j) => String(j._id)));
+        });
+
         t.test(`${strategy}: a job another transaction holds is skipped, not waited for`, async (t) => {
           const { knex, secondPool } = await db.open(t);
           const repo = new KnexJobRepository(secondPool(), { lockStrategy: strategy });
