@@ -238,7 +238,20 @@ class Planner {
       if (condition) condition(q);
       return q;
     };
-    return negative ? (b) => void b.whereNotExists(subquery()) : (b) => void b.whereExists(subquery());
+    if (negative || this.ctx.tenant === undefined) return negative ? (b) => void b.whereNotExists(subquery()) : (b) => void b.whereExists(subquery());
+    // Positive and the tenant known: `id IN (uncorrelated subquery)`, which SQLite runs once as a list
+    // read from the side table's (tenant, value…) index instead of probing it once per main row.
+    const matching = (): Knex.QueryBuilder => {
+      const q = knex
+        .select(at(storage.foreignKey))
+        .from(`${storage.table} as ${alias}`)
+        .where(at(storage.tenantColumn ?? 'tenant'), this.ctx.tenant!);
+      if (storage.keyColumn) q.where(at(storage.keyColumn), key!);
+      for (const [column, value] of fixed) q.where(at(column), value);
+      if (condition) condition(q);
+      return q;
+    };
+    return (b) => void b.whereIn(`${table}.${this.language.idColumn}`, matching());
   }
 
   /** The positive condition of `operator` on `ref` (a main-table column or a side-table value). */

@@ -97,6 +97,8 @@ export interface CompileContext {
   now: number;
   /** Alias or name of the main table in the query being built. */
   table: string;
+  /** The tenant the main query is narrowed to: side-table conditions then compile to uncorrelated `IN` lists. */
+  tenant?: string;
 }
 
 /** A `subject is|has [not|no] value` special: each accepted value adds a where clause. */

@@ -81,7 +81,9 @@ export const inventory0006: Migration = {
       t.index(['tenant', 'id'], 'inv_cert_tenant_id');
       t.index(['tenant', 'not_after', 'id'], 'inv_cert_not_after');
       t.index(['tenant', 'not_before', 'id'], 'inv_cert_not_before');
-      t.index(['tenant', 'revoked', 'not_after'], 'inv_cert_status');
+      // (revoked, id): a status page walks it in id order and stops at the page; (revoked, not_after)
+      // made both engines read the whole range and sort it (650 ms at 1M). Date ranges use inv_cert_not_after.
+      t.index(['tenant', 'revoked', 'id'], 'inv_cert_status');
       t.index(['tenant', 'profile', 'team', 'id'], 'inv_cert_profile_team');
       t.index(['tenant', 'team', 'id'], 'inv_cert_team');
       t.index(['tenant', 'owner', 'id'], 'inv_cert_owner');

@@ -52,8 +52,8 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
     const ast = parseQuery(query, LANGUAGE);
     const filters = visibilityFilters(ctx, request);
     const qb = knex(T).where(`${T}.tenant`, request.tenant);
-    applyQuery(qb, ast, LANGUAGE, { knex, now, table: T });
-    applyVisibility(qb, filters, { knex, now });
+    applyQuery(qb, ast, LANGUAGE, { knex, now, table: T, tenant: request.tenant });
+    applyVisibility(qb, filters, { knex, now, tenant: request.tenant });
     return qb;
   };
 

@@ -30,7 +30,7 @@ export function visibilityFilters(ctx: InventoryContext, request: FastifyRequest
 }
 
 /** Narrows `qb` (on inv_certificates) to what `filters` admit; `[]` admits nothing. */
-export function applyVisibility(qb: Knex.QueryBuilder, filters: QueryNode[] | null, ctx: { knex: Knex; now: number }): void {
+export function applyVisibility(qb: Knex.QueryBuilder, filters: QueryNode[] | null, ctx: { knex: Knex; now: number; tenant: string }): void {
   if (filters === null) return;
   if (filters.length === 0) {
     qb.whereRaw('1 = 0');
@@ -38,7 +38,7 @@ export function applyVisibility(qb: Knex.QueryBuilder, filters: QueryNode[] | nu
   }
   const table = CERTIFICATE_LANGUAGE.table;
   qb.where((outer) => {
-    for (const filter of filters) outer.orWhere((inner) => void applyQuery(inner, filter, CERTIFICATE_LANGUAGE, { knex: ctx.knex, now: ctx.now, table }));
+    for (const filter of filters) outer.orWhere((inner) => void applyQuery(inner, filter, CERTIFICATE_LANGUAGE, { knex: ctx.knex, now: ctx.now, table, tenant: ctx.tenant }));
   });
 }
 
@@ -48,6 +48,6 @@ export async function certificateVisible(ctx: InventoryContext, request: Fastify
   if (filters === null) return true;
   const table = CERTIFICATE_LANGUAGE.table;
   const qb = ctx.knex(table).select(`${table}.id`).where(`${table}.tenant`, request.tenant).andWhere(`${table}.id`, certificateId).first();
-  applyVisibility(qb, filters, { knex: ctx.knex, now: ctx.clock() });
+  applyVisibility(qb, filters, { knex: ctx.knex, now: ctx.clock(), tenant: request.tenant });
   return (await qb) !== undefined;
 }
