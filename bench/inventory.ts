@@ -38,7 +38,7 @@
 import knexFactory, { type Knex } from 'knex';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../core/db/connection.js';
@@ -131,8 +131,8 @@ interface Answer {
   ms: number;
 }
 
-/** One POST with a JSON body; the time runs to the last byte of the answer. */
-function post(base: string, path: string, body: unknown): Promise<Answer> {
+/** One POST with a JSON body as the administrator; `onAnswer` consumes the response and settles. */
+function postWith<T>(base: string, path: string, body: unknown, onAnswer: (res: IncomingMessage, started: number, resolve: (v: T) => void, reject: (e: Error) => void) => void): Promise<T> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -144,10 +144,8 @@ function post(base: string, path: string, body: unknown): Promise<Answer> {
         headers: { host: 'localhost', 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-api-id': 'administrator', 'x-api-key': ADMIN_SECRET },
       },
       (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
         res.on('error', reject);
+        onAnswer(res, started, resolve, reject);
       },
     );
     req.on('error', reject);
@@ -155,33 +153,27 @@ function post(base: string, path: string, body: unknown): Promise<Answer> {
   });
 }
 
+/** One POST with a JSON body; the time runs to the last byte of the answer. */
+function post(base: string, path: string, body: unknown): Promise<Answer> {
+  return postWith<Answer>(base, path, body, (res, started, resolve) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+  });
+}
+
 /** A POST whose answer is streamed to a sink that only counts lines and bytes. */
 function postStreamed(base: string, path: string, body: unknown): Promise<{ status: number; lines: number; bytes: number; ms: number; head: string }> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(
-      `${base}${path}`,
-      {
-        method: 'POST',
-        agent,
-        headers: { host: 'localhost', 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-api-id': 'administrator', 'x-api-key': ADMIN_SECRET },
-      },
-      (res) => {
-        let lines = 0;
-        let bytes = 0;
-        let head = '';
-        res.on('data', (c: Buffer) => {
-          bytes += c.length;
-          if (head.length < 400) head += c.toString('utf8', 0, Math.min(c.length, 400));
-          for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, lines, bytes, ms: performance.now() - started, head }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
+  return postWith(base, path, body, (res, started, resolve) => {
+    let lines = 0;
+    let bytes = 0;
+    let head = '';
+    res.on('data', (c: Buffer) => {
+      bytes += c.length;
+      if (head.length < 400) head += c.toString('utf8', 0, Math.min(c.length, 400));
+      for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
+    });
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, lines, bytes, ms: performance.now() - started, head }));
   });
 }
 
@@ -361,15 +353,15 @@ function enginePage(knex: Knex, body: Record<string, unknown>, now: number): Kne
   const L = CERTIFICATE_LANGUAGE;
   const T = L.table;
   const qb = knex(T).where(`${T}.tenant`, TENANT);
-  applyQuery(qb, parseQuery((body.query as string | undefined) ?? null, L), L, { knex, now, table: T });
+  applyQuery(qb, parseQuery((body.query as string | undefined) ?? null, L), L, { knex, now, table: T, tenant: TENANT });
   const page = qb.clone().select(columnsFor(projectionOf((body.fields as string[] | undefined) ?? null)).map((c) => `${T}.${c}`));
   applySort(page, T, sortKeysOf(L, (body.sortedBy as { element: string; order?: string }[] | undefined) ?? null));
   return page.limit(PAGE_SIZE + 1).offset(0);
 }
 
-/** The side-row read of CertificateRepository.objectsOf for a page, as it issues it (for EXPLAIN). */
+/** The side-row read of CertificateRepository.objectsOf for a page, as it issues it (for EXPLAIN): by id alone. */
 function sideRead(knex: Knex, table: string, ids: string[]): Knex.Sql {
-  return knex(table).where('tenant', TENANT).whereIn('certificate_id', ids).select('certificate_id', 'value').toSQL();
+  return knex(table).whereIn('certificate_id', ids).select('certificate_id', 'tenant', 'value').toSQL();
 }
 
 async function explain(knex: Knex, engine: Engine, sql: string, bindings: readonly unknown[]): Promise<string[]> {
