@@ -4,7 +4,9 @@
 // On SQLite (a temp file) and on MariaDB (127.0.0.1:3306, root, a fresh database certwright_bench_<hex>_…, dropped at
 // the end), each migrated with the core migrations:
 //   certificates  N real certificates (default 200,000 on SQLite, 1,000,000 on MariaDB; INVENTORY_N or the CLI
-//                 argument overrides both; INVENTORY_DB=sqlite|mariadb runs one engine), signed with
+//                 argument overrides both; INVENTORY_DB=sqlite|mariadb runs one engine; on MariaDB INVENTORY_KEEP=1
+//                 keeps database A and INVENTORY_REUSE=<its name> runs searches, aggregate and CSV on it without
+//                 seeding, since a 1M seed takes most of an hour on 2 vCPUs), signed with
 //                 CertificateIssuer.issueForKey by a P-256 CA (85%) or an Ed25519 CA (15%) for a few pre-made leaf keys
 //                 (P-256, P-384, RSA-2048/3072, Ed25519), from a fixed synthetic distribution (bench/lib/
 //                 inventory-generate.ts): CN/SANs host<i>.<dept>.example<0..19>.com plus www/api names, IPs and emails;
@@ -48,8 +50,8 @@ import { CERTIFICATE_LANGUAGE } from '../core/inventory/language.js';
 import { LabelStore } from '../core/inventory/labels/store.js';
 import { CertificateRepository, columnsFor, INSERT_BATCH, prepare, type CertificateRow, type PreparedCertificate } from '../core/inventory/repository.js';
 import { projectionOf } from '../core/inventory/search/projection.js';
-import { applySort, sortKeysOf } from '../core/inventory/search/sort.js';
-import { applyQuery, parseQuery } from '../core/query/index.js';
+import { applySort, idOrdered, sortKeysOf } from '../core/inventory/search/sort.js';
+import { parseQuery, querySource } from '../core/query/index.js';
 import { CertificateFactory, hostOf, makeKeyMaterial, PROFILES, specOf } from './lib/inventory-generate.js';
 import { PAGE_SIZE, rawAggregate, rawCsvExport, rawInsertMany, rowsOf, runRaw, searchCases, type RawPage, type RawQuery, type SearchCase, type SearchParams } from './lib/inventory-raw.js';
 import { cpuBusy, fmt } from './lib/measure.js';
@@ -219,16 +221,19 @@ async function mariadbAdmin(): Promise<Knex> {
   }
 }
 
-/** A fresh migrated store; what must be undone is registered with `cleanup`. */
-async function openStore(engine: Engine, role: string, cleanup: Cleanup, admin: Knex | null): Promise<Store> {
+/**
+ * A fresh migrated store; what must be undone is registered with `cleanup`. `reuse` (MariaDB): an existing
+ * database kept by an earlier run (INVENTORY_KEEP=1), left in place. `keep`: this database is not dropped.
+ */
+async function openStore(engine: Engine, role: string, cleanup: Cleanup, admin: Knex | null, options: { reuse?: string; keep?: boolean } = {}): Promise<Store> {
   const dataDir = mkdtempSync(join(tmpdir(), `certwright-bench-inventory-${role}-`));
   cleanup.add(`remove ${dataDir}`, async () => rmSync(dataDir, { recursive: true, force: true }));
   let url: string | null = null;
   let name = '';
   if (engine === 'mariadb') {
-    name = `certwright_bench_${randomBytes(4).toString('hex')}_${role}`;
-    await admin!.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4', [name]);
-    cleanup.add(`drop MariaDB database ${name}`, async () => void (await admin!.raw('DROP DATABASE IF EXISTS ??', [name])));
+    name = options.reuse ?? `certwright_bench_${randomBytes(4).toString('hex')}_${role}`;
+    if (!options.reuse) await admin!.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4', [name]);
+    if (!options.reuse && !options.keep) cleanup.add(`drop MariaDB database ${name}`, async () => void (await admin!.raw('DROP DATABASE IF EXISTS ??', [name])));
     url = `mysql://${MARIADB.user}@${MARIADB.host}:${MARIADB.port}/${name}`;
   }
   const db = openDatabase({ url, dataDir, pool: POOL });
@@ -352,10 +357,10 @@ function paramsOf(n: number, now: number): SearchParams {
 function enginePage(knex: Knex, body: Record<string, unknown>, now: number): Knex.QueryBuilder {
   const L = CERTIFICATE_LANGUAGE;
   const T = L.table;
-  const qb = knex(T).where(`${T}.tenant`, TENANT);
-  applyQuery(qb, parseQuery((body.query as string | undefined) ?? null, L), L, { knex, now, table: T, tenant: TENANT });
-  const page = qb.clone().select(columnsFor(projectionOf((body.fields as string[] | undefined) ?? null)).map((c) => `${T}.${c}`));
-  applySort(page, T, sortKeysOf(L, (body.sortedBy as { element: string; order?: string }[] | undefined) ?? null));
+  const keys = sortKeysOf(L, (body.sortedBy as { element: string; order?: string }[] | undefined) ?? null);
+  const source = querySource(parseQuery((body.query as string | undefined) ?? null, L), L, { knex, now, table: T, tenant: TENANT }, idOrdered(L, keys));
+  const page = source.qb.clone().select(columnsFor(projectionOf((body.fields as string[] | undefined) ?? null)).map((c) => `${T}.${c}`));
+  applySort(page, T, keys, { column: L.idColumn, ref: source.idRef });
   return page.limit(PAGE_SIZE + 1).offset(0);
 }
 
@@ -574,7 +579,8 @@ async function startKernel(store: Store, cleanup: Cleanup): Promise<{ kernel: Se
   return { kernel, base };
 }
 
-async function benchEngine(engine: Engine, n: number, factory: CertificateFactory, now: number): Promise<void> {
+async function benchEngine(engine: Engine, size: number, factory: CertificateFactory, now: number): Promise<void> {
+  let n = size;
   const cleanup = new Cleanup();
   const engineStarted = performance.now();
   const phase = (what: string, since: number): void => out(`  ${engine}: ${what} in ${seconds(performance.now() - since)}\n`);
@@ -584,19 +590,23 @@ async function benchEngine(engine: Engine, n: number, factory: CertificateFactor
       admin = await mariadbAdmin();
       cleanup.add('close the MariaDB admin connection', () => admin!.destroy());
     }
-    const a = await openStore(engine, 'repo', cleanup, admin);
+    const reuse = engine === 'mariadb' ? process.env.INVENTORY_REUSE : undefined;
+    const keep = process.env.INVENTORY_KEEP === '1' && engine === 'mariadb';
+    const a = await openStore(engine, 'repo', cleanup, admin, { reuse, keep });
+    if (reuse) n = Number(Object.values(rowsOf(a.knex, await a.knex.raw('SELECT COUNT(*) AS n FROM inv_certificates'))[0] ?? {})[0]);
     // The raw peer's store is dropped as soon as seeding is over; on a failure before that, with the rest.
     const bCleanup = new Cleanup();
     cleanup.add('remove the raw peer store', () => bCleanup.runAll());
-    const b = await openStore(engine, 'raw', bCleanup, admin);
+    const b = reuse ? null : await openStore(engine, 'raw', bCleanup, admin);
     let version = '';
     if (engine === 'mariadb') version = String(Object.values(rowsOf(a.knex, await a.knex.raw('SELECT VERSION() AS v'))[0] ?? {})[0]);
     else version = `SQLite ${String(Object.values(rowsOf(a.knex, await a.knex.raw('SELECT sqlite_version() AS v'))[0] ?? {})[0])}`;
-    out(`\n== ${engine === 'sqlite' ? 'SQLite' : 'MariaDB'} (${version}): ${fmt(n)} certificates; A = ${a.detail}, B (raw peer) = ${b.detail}\n`);
+    out(`\n== ${engine === 'sqlite' ? 'SQLite' : 'MariaDB'} (${version}): ${fmt(n)} certificates; A = ${a.detail}${b ? `, B (raw peer) = ${b.detail}` : ' (reused: INVENTORY_REUSE, not seeded by this run)'}\n`);
+    if (keep) out(`  database A is kept (INVENTORY_KEEP=1): rerun the searches, aggregate and CSV on it with INVENTORY_REUSE=${a.detail.replace(/^database /, '')}\n`);
 
     let t = performance.now();
-    const s = await seed(engine, n, a, b, factory, now);
-    phase(`seeded ${fmt(n)} certificates (+${fmt(s.sideRows)} side rows) twice — signing+decoding ${seconds(s.generateMs)} (untimed), repository ${seconds(s.repoMs)}, raw ${seconds(s.rawMs)} —`, t);
+    const s = b ? await seed(engine, n, a, b, factory, now) : null;
+    if (s) phase(`seeded ${fmt(n)} certificates (+${fmt(s.sideRows)} side rows) twice — signing+decoding ${seconds(s.generateMs)} (untimed), repository ${seconds(s.repoMs)}, raw ${seconds(s.rawMs)} —`, t);
     await bCleanup.runAll();
 
     t = performance.now();
@@ -616,10 +626,11 @@ async function benchEngine(engine: Engine, n: number, factory: CertificateFactor
     if (!kernel.running) throw new Error(`the kernel died during the benchmark:\n${kernel.output()}`);
 
     // ---- report
+    const verdicts: string[] = [];
+    if (s) {
     const repoRate = (n * 1000) / s.repoMs;
     const rawRate = (n * 1000) / s.rawMs;
     const seedRatio = repoRate / rawRate;
-    const verdicts: string[] = [];
     const rows: string[][] = [
       [`seeding: prepare + insertMany (database A)`, `${fmt(repoRate)} certs/s`, `${fmt(seedRatio * 100, 1)}%`, `≥${fmt(SEED_GOAL * 100)}%`, seedRatio >= SEED_GOAL ? 'PASS' : 'FAIL'],
       [`  peer: raw batched INSERTs, same rows (B)`, `${fmt(rawRate)} certs/s`, '100%', '', 'peer'],
@@ -627,6 +638,7 @@ async function benchEngine(engine: Engine, n: number, factory: CertificateFactor
     ];
     verdicts.push(`${seedRatio >= SEED_GOAL ? 'PASS' : 'FAIL'}  seeding through the repository at ${fmt(seedRatio * 100, 1)}% of raw INSERTs (goal ≥${fmt(SEED_GOAL * 100)}%)`);
     table(['seeding (' + fmt(n) + ' certificates, ' + fmt(s.sideRows) + ' side rows)', 'rate', 'vs peer', 'goal', 'result'], rows);
+    }
 
     const searchRows: string[][] = [];
     const failures: SearchResult[] = [];

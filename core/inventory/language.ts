@@ -13,6 +13,8 @@ const facet = (name: string, numeric = false) => ({
   foreignKey: 'certificate_id',
   valueColumn: 'value',
   fixed: { facet: name },
+  // facetRows writes each (facet, value) once per certificate; index (tenant, facet, value, certificate_id).
+  distinct: true,
   ...(numeric ? { numeric } : {}),
 });
 const lower = (v: string): string => v.toLowerCase();
@@ -79,7 +81,7 @@ export const CERTIFICATE_FIELDS: readonly FieldDefinition[] = [
     name: 'label',
     parametric: true,
     type: 'string',
-    storage: { kind: 'side', table: 'inv_certificate_labels', foreignKey: 'certificate_id', valueColumn: 'value', keyColumn: 'key' },
+    storage: { kind: 'side', table: 'inv_certificate_labels', foreignKey: 'certificate_id', valueColumn: 'value', keyColumn: 'key', distinct: true },
     property: 'labels',
     description: 'Label value: label.<name>',
     groupable: true,
@@ -88,7 +90,7 @@ export const CERTIFICATE_FIELDS: readonly FieldDefinition[] = [
     name: 'metadata',
     parametric: true,
     type: 'string',
-    storage: { kind: 'side', table: 'inv_certificate_metadata', foreignKey: 'certificate_id', valueColumn: 'value', keyColumn: 'key' },
+    storage: { kind: 'side', table: 'inv_certificate_metadata', foreignKey: 'certificate_id', valueColumn: 'value', keyColumn: 'key', distinct: true },
     property: 'metadata',
     description: 'Metadata value: metadata.<key>',
     groupable: true,

@@ -26,6 +26,30 @@ export function applyQuery(qb: Knex.QueryBuilder, ast: QueryNode, language: Quer
   return qb;
 }
 
+/** One equality on a `distinct` side field: the query an index of that side table answers in id order. */
+export interface SideEquality {
+  storage: Extract<FieldStorage, { kind: 'side' }>;
+  /** The key of a parametric field (`label.env` → `env`). */
+  key: string | undefined;
+  value: string;
+}
+
+/**
+ * `ast` when it is exactly one positive equality (`label.env equals "prod"`, `metadata.x in ["a"]`) on a
+ * side field declared `distinct`, its value checked as applyQuery would; otherwise undefined.
+ */
+export function sideEqualityOf(ast: QueryNode, language: QueryLanguage, ctx: CompileContext): SideEquality | undefined {
+  if (ast.kind !== 'compare' || (ast.operator !== 'equals' && ast.operator !== 'in')) return undefined;
+  const planner = new Planner(language, ctx);
+  const { field, key } = planner.fieldRefOf(ast);
+  const storage = field.storage;
+  if (storage.kind !== 'side' || storage.distinct !== true || storage.numeric === true || field.type !== 'string') return undefined;
+  if (storage.keyColumn && key === undefined) return undefined;
+  const values = [...new Set(ast.values.map((l) => scalarOf(field, ast.operator, l, ctx.now)))];
+  if (values.length !== 1 || typeof values[0] !== 'string') return undefined;
+  return { storage, key, value: values[0] };
+}
+
 /** Adds conditions to a builder (AND-ed with what it has). Pure: may run once per rendering. */
 type Emit = (b: Knex.QueryBuilder) => void;
 
@@ -160,6 +184,11 @@ class Planner {
           .from(ctx.knex.raw('(select 1 as ??) as ??', ['one', alias]))
           .where((inner) => build(inner, ctx)),
       );
+  }
+
+  /** The field a comparison names, its operator and value count checked (HQL-001 otherwise). */
+  fieldRefOf(node: Extract<QueryNode, { kind: 'compare' }>): FieldRef {
+    return this.fieldOf(node);
   }
 
   private fieldOf(node: Extract<QueryNode, { kind: 'compare' }>): FieldRef {

@@ -69,6 +69,13 @@ export type FieldStorage =
       numeric?: boolean;
       /** Tenant column of the side table, matched to the main row's; default `tenant`. */
       tenantColumn?: string;
+      /**
+       * A value appears at most once per main row (and key), and the side table has an index
+       * `(tenant, [key | fixed columns], value, foreignKey)`: an equality then reads the matching ids in
+       * order, so a query made of that one equality may be answered by joining from the side table
+       * (see querySource in source.ts).
+       */
+      distinct?: boolean;
     };
 
 export interface FieldDefinition {

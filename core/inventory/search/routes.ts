@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import { applyQuery, parseQuery, queryDictionary } from '../../query/index.js';
+import { parseQuery, queryDictionary, querySource } from '../../query/index.js';
 import type { InventoryContext } from '../index.js';
 import { CERTIFICATE_LANGUAGE } from '../language.js';
 import { columnsFor, type CertificateRow } from '../repository.js';
@@ -12,7 +12,7 @@ import { permissionsOf } from '../permissions.js';
 import type { CertificateObject } from '../types.js';
 import { invalid } from './elements.js';
 import { projectionOf } from './projection.js';
-import { applyAfter, applySort, sortKeysOf, type SortKey } from './sort.js';
+import { applyAfter, applySort, idOrdered, sortKeysOf, type IdRef, type SortKey } from './sort.js';
 import { applyVisibility, SEARCH_CERTIFICATES, visibilityFilters } from './visibility.js';
 
 const CAPABILITY = 'webra' as const;
@@ -47,14 +47,16 @@ const loaded = (projection: ReadonlySet<string> | null): ReadonlySet<string> | n
 export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext): Promise<void> {
   const { knex, repository } = ctx;
 
-  /** inv_certificates narrowed by the query and by what the caller may see. */
-  const narrowed = (request: FastifyRequest, query: string | null | undefined, now: number): Knex.QueryBuilder => {
+  /**
+   * inv_certificates narrowed by the query and by what the caller may see; `keys`: the order the rows
+   * will be read in (pages, CSV), which the source's `id` must name; absent for aggregates.
+   */
+  const narrowed = (request: FastifyRequest, query: string | null | undefined, now: number, keys?: readonly SortKey[]): { qb: Knex.QueryBuilder; id: IdRef } => {
     const ast = parseQuery(query, LANGUAGE);
     const filters = visibilityFilters(ctx, request);
-    const qb = knex(T).where(`${T}.tenant`, request.tenant);
-    applyQuery(qb, ast, LANGUAGE, { knex, now, table: T, tenant: request.tenant });
-    applyVisibility(qb, filters, { knex, now, tenant: request.tenant });
-    return qb;
+    const source = querySource(ast, LANGUAGE, { knex, now, table: T, tenant: request.tenant }, keys !== undefined && idOrdered(LANGUAGE, keys));
+    applyVisibility(source.qb, filters, { knex, now, tenant: request.tenant });
+    return { qb: source.qb, id: { column: LANGUAGE.idColumn, ref: source.idRef } };
   };
 
   app.post<{ Body: SearchBody | null }>(`${BASE}/search`, {
@@ -66,9 +68,9 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       const projection = projectionOf(body.fields);
       const keys = sortKeysOf(LANGUAGE, body.sortedBy);
       const now = ctx.clock();
-      const filtered = narrowed(request, body.query, now);
+      const { qb: filtered, id } = narrowed(request, body.query, now, keys);
       const pageQuery = filtered.clone().select(columnsFor(loaded(projection)).map((c) => `${T}.${c}`));
-      applySort(pageQuery, T, keys);
+      applySort(pageQuery, T, keys, id);
       const rows = (await pageQuery.limit(pageSize + 1).offset((pageIndex - 1) * pageSize)) as CertificateRow[];
       const hasMore = rows.length > pageSize;
       const results = await repository.objectsOf(request.tenant, rows.slice(0, pageSize), loaded(projection));
@@ -103,7 +105,7 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
     handler: async (request) => {
       const body = request.body;
       const now = ctx.clock();
-      const grouped = narrowed(request, body.query, now);
+      const grouped = narrowed(request, body.query, now).qb;
       const aliases = applyGroupBy(grouped, knex, LANGUAGE, body, now);
       const ordered = grouped.clone();
       applyAggregateOrder(ordered, aliases, body.sortOrder);
@@ -127,12 +129,12 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       const projection = new Set<string>(properties);
       const keys = sortKeysOf(LANGUAGE, body.sortedBy);
       const now = ctx.clock();
-      const filtered = narrowed(request, body.query, now);
+      const { qb: filtered, id } = narrowed(request, body.query, now, keys);
       const columns = [...new Set([...columnsFor(projection), ...keys.map((k) => k.column)])].map((c) => `${T}.${c}`);
       const batch = (cursor: CertificateRow | null): Promise<CertificateRow[]> => {
         const q = filtered.clone().select(columns);
-        if (cursor) applyAfter(q, T, keys, cursor as unknown as Record<string, unknown>);
-        applySort(q, T, keys);
+        if (cursor) applyAfter(q, T, keys, cursor as unknown as Record<string, unknown>, id);
+        applySort(q, T, keys, id);
         return q.limit(CSV_BATCH) as Promise<CertificateRow[]>;
       };
       // The first batch is read before the answer starts, so a bad query or a database failure is

@@ -31,8 +31,19 @@ export function sortKeysOf(language: QueryLanguage, sortedBy: SearchBody['sorted
   return keys;
 }
 
-export function applySort(qb: Knex.QueryBuilder, table: string, keys: readonly SortKey[]): void {
-  for (const key of keys) qb.orderBy(`${table}.${key.column}`, key.desc ? 'desc' : 'asc');
+/** Whether the order is the id's alone (a page a side-table join can hand over in order: querySource). */
+export const idOrdered = (language: QueryLanguage, keys: readonly SortKey[]): boolean => keys[0]?.column === language.idColumn;
+
+/** How this query names its id column (querySource's idRef); `<table>.<column>` when absent. */
+export interface IdRef {
+  column: string;
+  ref: string;
+}
+
+const refOf = (table: string, key: SortKey, id: IdRef | undefined): string => (id && key.column === id.column ? id.ref : `${table}.${key.column}`);
+
+export function applySort(qb: Knex.QueryBuilder, table: string, keys: readonly SortKey[], idRef?: IdRef): void {
+  for (const key of keys) qb.orderBy(refOf(table, key, idRef), key.desc ? 'desc' : 'asc');
 }
 
 /**
@@ -40,10 +51,10 @@ export function applySort(qb: Knex.QueryBuilder, table: string, keys: readonly S
  * is an index range read, whatever its depth, and no connection is held between batches). NULL sorts
  * first ascending and last descending on both SQLite and MySQL, and the comparison follows that.
  */
-export function applyAfter(qb: Knex.QueryBuilder, table: string, keys: readonly SortKey[], cursor: Record<string, unknown>): void {
+export function applyAfter(qb: Knex.QueryBuilder, table: string, keys: readonly SortKey[], cursor: Record<string, unknown>, idRef?: IdRef): void {
   const after = (w: Knex.QueryBuilder, i: number): void => {
     const key = keys[i]!;
-    const column = `${table}.${key.column}`;
+    const column = refOf(table, key, idRef);
     const value = cursor[key.column];
     const last = i === keys.length - 1;
     w.where((strict) => {
