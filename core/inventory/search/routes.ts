@@ -145,10 +145,16 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
         yield csvLine(properties);
         let rows = first;
         while (rows.length > 0) {
+          // The next keyset read starts now, on another pooled connection, while this batch's side rows
+          // are read and its lines written: the database and the formatting overlap. At most one batch
+          // ahead, so memory stays bounded by two batches whatever the export's size.
+          const next = rows.length < CSV_BATCH ? null : batch(rows[rows.length - 1]!);
+          // A failure of the read ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
+          next?.catch(() => undefined);
           const objects = await repository.objectsOf(tenant, rows, projection);
           yield objects.map((o) => csvRow(properties, o)).join('');
-          if (rows.length < CSV_BATCH) return;
-          rows = await batch(rows[rows.length - 1]!);
+          if (!next) return;
+          rows = await next;
         }
       }
       return reply

@@ -171,6 +171,11 @@ t.test('HCQL on a seeded inventory', async (t) => {
     ['!(status is valid) && profile == "webserver"', 'CDP'],
     ['TEAM EQUALS "people" AND KEYTYPE = "rsa-2048"', 'O'],
     ['owner equals "nobody"', ''],
+    // Exact on both engines (MariaDB's PAD SPACE / case-folding collations would match these: migration 0007).
+    ['owner = "alice "', ''],
+    ['owner = "ALICE"', ''],
+    ['label.env = "prod "', ''],
+    ['profile in ["webserver ", "SMIME"]', ''],
     ['profile matches "^(smime|vpn)$"', 'EFJO'],
   ];
 
