@@ -67,7 +67,7 @@ t.test('plugins list shows the built-in plugins with their state', async (t) => 
   const listed = JSON.parse(json.stdout) as { id: string; kind: string; state: string }[];
   t.same(
     listed.map((p) => `${p.id} ${p.kind} ${p.state}`).sort(),
-    ['identity-local identity-provider ready', 'trigger-log trigger-channel ready'],
+    ['acme-upstream pki-connector ready', 'identity-local identity-provider ready', 'trigger-log trigger-channel ready'],
   );
 });
 

@@ -1,0 +1,533 @@
+/**
+ * The `acme-upstream` PKI connector: enrolls from an upstream ACME CA (RFC 8555).
+ *
+ * A connector never sleeps. `issue()` creates the order (or finds the one already made for that requestId)
+ * and moves it as far as it can without waiting: accept the challenges, finalize when the order is ready,
+ * download when it is valid. When the CA is not done it answers `pending` with the requestId as poll token;
+ * `poll()` carries on from the state kept in the plugin's key-value store. Retrying is the kernel's job.
+ *
+ * Kept in the store, per instance: the account (its ES256 key sealed with the context's secrets, and its
+ * URL), each request's order (order URL, CSR, identifiers, and once issued the certificate), and the chain of
+ * the last issued certificate (what getCaChain answers).
+ */
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { exportJWK, FlattenedSign } from 'jose';
+import {
+  ConfigurationError,
+  PermanentError,
+  PluginError,
+  TransientError,
+  type IssueOutcome,
+  type IssueRequest,
+  type PkiConnector,
+  type PluginContext,
+  type PluginInstance,
+  type PluginLogger,
+  type RevokeRequest,
+} from '@certwright/sdk';
+import { AcmeClient, AcmeProblem, retryAfterOf, type AccountKey, type AcmeResponse } from './acme-client.js';
+import { readConfig, type AcmeUpstreamConfig } from './config.js';
+import { DerError, formatIp, pemBlocks, readCsr, splitCertificates, type CsrNames } from './der.js';
+import { reasonCode } from './revocation.js';
+import { bundleTransport, fetchTransport } from './transport.js';
+
+export interface Identifier {
+  type: 'dns' | 'ip';
+  value: string;
+}
+
+interface StoredAccount {
+  v: 1;
+  directoryUrl: string;
+  /** PKCS#8 PEM of the account key, sealed by ctx.secrets. */
+  keySealed: string;
+  url?: string;
+  createdAt: number;
+}
+
+interface OrderState {
+  v: 1;
+  requestId: string;
+  directoryUrl: string;
+  csrSha256: string;
+  /** The CSR, DER as base64url (what finalize sends). */
+  csr: string;
+  identifiers: Identifier[];
+  orderUrl: string;
+  accountUrl: string;
+  createdAt: number;
+  issued?: { certificatePem: string; chainPem: string[] };
+}
+
+interface AcmeOrder {
+  status: 'pending' | 'ready' | 'processing' | 'valid' | 'invalid';
+  identifiers?: Identifier[];
+  authorizations?: string[];
+  finalize: string;
+  certificate?: string;
+  error?: { type?: string; detail?: string };
+}
+
+interface AcmeChallenge {
+  type: string;
+  url: string;
+  status: 'pending' | 'processing' | 'valid' | 'invalid';
+  error?: { type?: string; detail?: string };
+}
+
+interface AcmeAuthorization {
+  status: 'pending' | 'valid' | 'invalid' | 'deactivated' | 'expired' | 'revoked';
+  identifier: Identifier;
+  challenges: AcmeChallenge[];
+}
+
+/** Problem types that mean "fix the configuration" rather than "this request cannot be issued". */
+const CONFIGURATION_PROBLEMS = new Set([
+  'externalAccountRequired',
+  'userActionRequired',
+  'agreementRequired',
+  'invalidContact',
+  'unsupportedContact',
+  'accountDoesNotExist',
+]);
+/** Problem types worth retrying (besides any 5xx). */
+const TRANSIENT_PROBLEMS = new Set(['serverInternal', 'rateLimited', 'badNonce']);
+
+/** Request ids (24 hex in Certwright) become store keys and poll tokens. */
+const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const isTransient = (p: AcmeProblem): boolean => p.status >= 500 || p.status === 429 || TRANSIENT_PROBLEMS.has(p.short);
+const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
+const problemText = (e: { type?: string; detail?: string } | undefined): string => (e ? `${e.type ?? 'error'}: ${e.detail ?? ''}`.trim() : '');
+
+/** SAN type names of IssueRequest.sans (`DNSNAME`, `dns`, `dNSName`, `IPADDRESS`, `ip`, …). */
+function sanKind(type: string): 'dns' | 'ip' | null {
+  const t = type.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (t === 'dns' || t === 'dnsname') return 'dns';
+  if (t === 'ip' || t === 'ipaddress') return 'ip';
+  return null;
+}
+
+const GENERAL_NAME_TAGS: Record<number, string> = { 0: 'otherName', 1: 'rfc822Name', 3: 'x400Address', 4: 'directoryName', 5: 'ediPartyName', 6: 'URI', 8: 'registeredID' };
+const dnsValue = (v: string): string => v.trim().toLowerCase().replace(/\.$/, '');
+
+/**
+ * The ACME identifiers of a request: the CSR's DNS names and IP addresses (and its common name when that is
+ * one). An ACME CA issues exactly what the order names and the order must match the CSR, so names in
+ * `request.sans` that the CSR lacks are refused rather than silently dropped.
+ */
+export function identifiersOf(csr: CsrNames, sans: IssueRequest['sans']): { identifiers: Identifier[] } | { rejected: string } {
+  const ids = new Map<string, Identifier>();
+  const add = (id: Identifier) => ids.set(`${id.type}:${id.value}`, id);
+  for (const name of csr.dnsNames) add({ type: 'dns', value: dnsValue(name) });
+  for (const ip of csr.ipAddresses) add({ type: 'ip', value: ip });
+  const cn = csr.commonName?.trim();
+  if (cn) {
+    const ip = formatIp(cn);
+    if (ip) add({ type: 'ip', value: ip });
+    else if (/^[A-Za-z0-9*_.-]+$/.test(cn) && cn.includes('.')) add({ type: 'dns', value: dnsValue(cn) });
+  }
+  if (csr.otherSanTags.length) {
+    const kinds = [...new Set(csr.otherSanTags.map((t) => GENERAL_NAME_TAGS[t] ?? `[${t}]`))];
+    return { rejected: `an ACME CA issues DNS names and IP addresses only; the CSR also asks for ${kinds.join(', ')}` };
+  }
+  for (const san of sans ?? []) {
+    const kind = sanKind(san.type);
+    if (!kind) return { rejected: `an ACME CA issues DNS names and IP addresses only, not a ${san.type} SAN` };
+    const value = kind === 'dns' ? dnsValue(san.value) : formatIp(san.value.trim());
+    if (value === null) return { rejected: `"${san.value}" is not an IP address` };
+    if (!ids.has(`${kind}:${value}`)) return { rejected: `${san.value} is requested but not in the CSR: an ACME CA issues exactly the CSR's names` };
+  }
+  if (ids.size === 0) return { rejected: 'the CSR names no DNS name or IP address (subjectAltName or common name)' };
+  return { identifiers: [...ids.values()].sort((a, b) => a.type.localeCompare(b.type) || a.value.localeCompare(b.value)) };
+}
+
+/** Reads the PEM CSR of a request: its DER and names, or why it cannot be used. */
+function csrOf(pem: string): { der: Buffer; names: CsrNames } | { rejected: string } {
+  const block = pemBlocks(pem ?? '').find((b) => b.label === 'CERTIFICATE REQUEST' || b.label === 'NEW CERTIFICATE REQUEST');
+  if (!block) return { rejected: 'csrPem holds no PEM certificate request' };
+  try {
+    return { der: block.der, names: readCsr(block.der) };
+  } catch (err) {
+    if (err instanceof DerError) return { rejected: `the CSR cannot be read: ${err.message}` };
+    throw err;
+  }
+}
+
+export class AcmeUpstreamConnector implements PkiConnector {
+  readonly config: AcmeUpstreamConfig;
+  private readonly log: PluginLogger;
+  private readonly client: AcmeClient;
+  private account: { key: AccountKey; url: string } | undefined;
+  private accountLoading: Promise<{ key: AccountKey; url: string }> | undefined;
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly scope: string;
+
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly instance: PluginInstance,
+  ) {
+    this.config = readConfig(instance.config);
+    this.log = ctx.logger.child({ connector: 'acme-upstream', instance: instance.name });
+    const transport = this.config.caBundlePem
+      ? bundleTransport(ctx.http, this.config.caBundlePem, this.config.timeoutMs)
+      : fetchTransport(ctx.http, this.config.timeoutMs);
+    this.client = new AcmeClient(this.config.directoryUrl, transport, this.log);
+    // The store is the plugin's, shared by its instances: keys carry the instance (hashed if long, keys are ≤ 191).
+    this.scope = instance.name.length <= 100 ? instance.name : sha256(instance.name).slice(0, 32);
+  }
+
+  private key(kind: 'account' | 'order' | 'chain', id?: string): string {
+    return id === undefined ? `${kind}:${this.scope}` : `${kind}:${this.scope}:${id}`;
+  }
+
+  // ------------------------------------------------------------------------------------------------ contract
+
+  async testConnection(): Promise<{ ok: boolean; detail?: string }> {
+    try {
+      const dir = await this.client.fetchDirectory();
+      if (dir.meta?.externalAccountRequired && !this.config.eab) {
+        return { ok: false, detail: `${this.config.directoryUrl} requires External Account Binding: configure eab {kid, hmacKey}` };
+      }
+      const tos = dir.meta?.termsOfService ? `; terms of service: ${dir.meta.termsOfService}` : '';
+      return { ok: true, detail: `ACME directory ${this.config.directoryUrl}${dir.meta?.externalAccountRequired ? ' (External Account Binding required)' : ''}${tos}` };
+    } catch (err) {
+      return { ok: false, detail: (err as Error).message || String(err) };
+    }
+  }
+
+  /**
+   * The CA chain: `caChainPem` when configured, else the chain that came with the last certificate this
+   * instance downloaded (ACME has no resource for the CA chain), else nothing yet.
+   */
+  async getCaChain(): Promise<string[]> {
+    if (this.config.caChainPem) return splitCertificates(this.config.caChainPem);
+    return (await this.ctx.kv.get<string[]>(this.key('chain'))) ?? [];
+  }
+
+  issue(request: IssueRequest): Promise<IssueOutcome> {
+    if (typeof request?.requestId !== 'string' || !REQUEST_ID.test(request.requestId)) {
+      return Promise.reject(new PermanentError('IssueRequest.requestId must be 1 to 64 letters, digits, - or _'));
+    }
+    return this.serialized(request.requestId, async () => {
+      const csr = csrOf(request.csrPem);
+      if ('rejected' in csr) return { status: 'rejected', reason: csr.rejected };
+      const names = identifiersOf(csr.names, request.sans);
+      if ('rejected' in names) return { status: 'rejected', reason: names.rejected };
+      if (request.validityDays !== undefined) this.log.debug({ requestId: request.requestId }, 'validityDays is not sent: the ACME CA sets the validity');
+
+      const csrSha256 = sha256(csr.der);
+      const existing = await this.ctx.kv.get<OrderState>(this.key('order', request.requestId));
+      // An order made at another directory (the instance was repointed) is not continued.
+      if (existing && existing.directoryUrl === this.config.directoryUrl) {
+        if (existing.csrSha256 !== csrSha256) throw new PermanentError(`request ${request.requestId} was started with another CSR`);
+        return this.advance(existing);
+      }
+      let state: OrderState;
+      try {
+        state = await this.createOrder({ requestId: request.requestId, csrSha256, csr: csr.der.toString('base64url'), identifiers: names.identifiers });
+      } catch (err) {
+        return this.failure(err, request.requestId);
+      }
+      return this.advance(state);
+    });
+  }
+
+  /** The poll token is the request id: the order's state is in the store under it. */
+  poll(pollToken: string): Promise<IssueOutcome> {
+    const unknown = () => new PermanentError(`unknown poll token "${String(pollToken).slice(0, 64)}" for ACME instance ${this.instance.name}`);
+    if (typeof pollToken !== 'string' || !REQUEST_ID.test(pollToken)) return Promise.reject(unknown());
+    return this.serialized(pollToken, async () => {
+      const state = await this.ctx.kv.get<OrderState>(this.key('order', pollToken));
+      if (!state) throw unknown();
+      return this.advance(state);
+    });
+  }
+
+  async revoke(request: RevokeRequest): Promise<void> {
+    const reason = reasonCode(request.reason);
+    const block = pemBlocks(request.certificatePem ?? '').find((b) => b.label === 'CERTIFICATE');
+    if (!block) throw new PermanentError('RevokeRequest.certificatePem holds no PEM certificate');
+    let serial: string;
+    try {
+      serial = new X509Certificate(block.der).serialNumber.toLowerCase();
+    } catch (err) {
+      throw new PermanentError(`RevokeRequest.certificatePem cannot be read: ${(err as Error).message}`);
+    }
+    const dir = await this.client.directory();
+    if (!dir.revokeCert) throw new ConfigurationError(`${this.config.directoryUrl} offers no revokeCert resource`);
+    try {
+      await this.signed(dir.revokeCert, { certificate: block.der.toString('base64url'), reason });
+      this.log.info({ serial, reason }, 'certificate revoked at the ACME CA');
+    } catch (err) {
+      if (err instanceof AcmeProblem) {
+        if (err.short === 'alreadyRevoked') {
+          this.log.info({ serial }, 'the ACME CA had already revoked the certificate');
+          return;
+        }
+        if (isTransient(err)) throw new TransientError(`revocation at ${err.url}: ${err.message}`, err.retryAfterSeconds);
+        if (CONFIGURATION_PROBLEMS.has(err.short)) throw new ConfigurationError(`revocation at ${err.url}: ${err.message}`);
+        throw new PermanentError(`the ACME CA refused the revocation: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ account
+
+  /** The account: the stored one, or a new key registered with newAccount (and EAB when configured). */
+  private async ensureAccount(): Promise<{ key: AccountKey; url: string }> {
+    if (this.account) return this.account;
+    this.accountLoading ??= this.loadAccount().finally(() => {
+      this.accountLoading = undefined;
+    });
+    return this.accountLoading;
+  }
+
+  private async loadAccount(): Promise<{ key: AccountKey; url: string }> {
+    const aad = `account-key:${this.scope}`;
+    const stored = await this.ctx.kv.get<StoredAccount>(this.key('account'));
+    let record = stored?.v === 1 && stored.directoryUrl === this.config.directoryUrl ? stored : undefined;
+    let key: AccountKey;
+    if (record) {
+      let pem: string;
+      try {
+        pem = this.ctx.secrets.open(record.keySealed, aad);
+      } catch {
+        throw new ConfigurationError(`the stored ACME account key of instance ${this.instance.name} cannot be opened (was the master key changed?)`);
+      }
+      const privateKey = createPrivateKey(pem);
+      key = { privateKey, jwk: await exportJWK(createPublicKey(privateKey)) };
+    } else {
+      const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      key = { privateKey: pair.privateKey, jwk: await exportJWK(pair.publicKey) };
+      const pem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+      // Stored before newAccount: if what follows fails, a retry registers the same key, and a CA answers
+      // newAccount for a known key with the existing account.
+      record = { v: 1, directoryUrl: this.config.directoryUrl, keySealed: this.ctx.secrets.seal(pem, aad), createdAt: this.ctx.clock.now() };
+      await this.ctx.kv.set(this.key('account'), record);
+      this.log.info({ directoryUrl: this.config.directoryUrl }, 'new ACME account key generated (ES256)');
+    }
+    if (!record.url) {
+      const url = await this.newAccount(key);
+      record = { ...record, url };
+      await this.ctx.kv.set(this.key('account'), record);
+    }
+    this.account = { key, url: record.url! };
+    return this.account;
+  }
+
+  private async newAccount(key: AccountKey): Promise<string> {
+    const dir = await this.client.directory();
+    if (dir.meta?.externalAccountRequired && !this.config.eab) {
+      throw new ConfigurationError(`${this.config.directoryUrl} requires External Account Binding: configure eab {kid, hmacKey}`);
+    }
+    const payload: Record<string, unknown> = { termsOfServiceAgreed: this.config.termsOfServiceAgreed };
+    if (this.config.contactEmail) payload.contact = [`mailto:${this.config.contactEmail}`];
+    if (this.config.eab) {
+      // RFC 8555 §7.3.4: the account JWK, MACed (HS256) with the CA-issued key under its key identifier.
+      payload.externalAccountBinding = await new FlattenedSign(new TextEncoder().encode(JSON.stringify(key.jwk)))
+        .setProtectedHeader({ alg: 'HS256', kid: this.config.eab.kid, url: dir.newAccount })
+        .sign(Buffer.from(this.config.eab.hmacKey, 'base64url'));
+    }
+    let res: AcmeResponse;
+    try {
+      res = await this.client.post(dir.newAccount, payload, key, null);
+    } catch (err) {
+      if (err instanceof AcmeProblem) {
+        if (isTransient(err)) throw new TransientError(`account registration at ${err.url}: ${err.message}`, err.retryAfterSeconds);
+        const eab = this.config.eab ? ` (External Account Binding key id ${this.config.eab.kid})` : '';
+        throw new ConfigurationError(`the ACME server refused the account${eab}: ${err.message}`);
+      }
+      throw err;
+    }
+    const url = res.header('location');
+    if (!url) throw new TransientError(`newAccount (${dir.newAccount}) answered HTTP ${res.status} without the account URL`);
+    const status = res.json<{ status?: string }>().status;
+    if (status && status !== 'valid') throw new ConfigurationError(`the ACME account ${url} is ${status}`);
+    this.log.info({ account: url, ...(this.config.eab ? { eabKid: this.config.eab.kid } : {}) }, 'ACME account ready');
+    return url;
+  }
+
+  /** A request signed with the account's `kid`; an account the CA no longer knows is registered again once. */
+  private async signed(url: string, payload: unknown, accept?: string): Promise<AcmeResponse> {
+    const account = await this.ensureAccount();
+    try {
+      return await this.client.post(url, payload, account.key, account.url, accept);
+    } catch (err) {
+      if (!(err instanceof AcmeProblem) || err.short !== 'accountDoesNotExist') throw err;
+      this.log.warn({ account: account.url }, 'the ACME server no longer knows the account: registering the key again');
+      this.account = undefined;
+      const stored = await this.ctx.kv.get<StoredAccount>(this.key('account'));
+      if (stored) await this.ctx.kv.set(this.key('account'), { ...stored, url: undefined });
+      const again = await this.ensureAccount();
+      return this.client.post(url, payload, again.key, again.url, accept);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ orders
+
+  private async createOrder(input: Pick<OrderState, 'requestId' | 'csrSha256' | 'csr' | 'identifiers'>): Promise<OrderState> {
+    const dir = await this.client.directory();
+    const res = await this.signed(dir.newOrder, { identifiers: input.identifiers });
+    const orderUrl = res.header('location');
+    if (!orderUrl) throw new TransientError(`newOrder (${dir.newOrder}) answered HTTP ${res.status} without the order URL`);
+    const state: OrderState = {
+      v: 1,
+      ...input,
+      directoryUrl: this.config.directoryUrl,
+      orderUrl,
+      accountUrl: this.account?.url ?? '',
+      createdAt: this.ctx.clock.now(),
+    };
+    await this.ctx.kv.set(this.key('order', input.requestId), state);
+    this.log.info({ requestId: input.requestId, order: orderUrl, identifiers: input.identifiers.map((i) => i.value) }, 'ACME order created');
+    return state;
+  }
+
+  private pending(state: OrderState, retryAfterSeconds?: number): IssueOutcome {
+    return { status: 'pending', pollToken: state.requestId, retryAfterSeconds: retryAfterSeconds ?? this.config.retryAfterSeconds };
+  }
+
+  private rejected(state: OrderState, reason: string): IssueOutcome {
+    this.log.info({ requestId: state.requestId, order: state.orderUrl, reason }, 'ACME order rejected');
+    return { status: 'rejected', reason };
+  }
+
+  /** Moves the order on as far as it goes without waiting. */
+  private async advance(initial: OrderState): Promise<IssueOutcome> {
+    let state = initial;
+    if (state.issued) return { status: 'issued', certificatePem: state.issued.certificatePem, chainPem: [...state.issued.chainPem] };
+    try {
+      // A few steps at most: accepting the last challenge can make the order ready, finalizing can make it valid.
+      for (let step = 0; step < 4; step++) {
+        let res: AcmeResponse;
+        try {
+          res = await this.signed(state.orderUrl, undefined);
+        } catch (err) {
+          // The CA forgot the order (a test CA restarted, an order purged long after expiry): start again.
+          if (err instanceof AcmeProblem && err.status === 404 && step === 0) {
+            this.log.warn({ requestId: state.requestId, order: state.orderUrl }, 'the ACME order is gone: creating a new one');
+            state = await this.createOrder(state);
+            continue;
+          }
+          throw err;
+        }
+        const order = res.json<AcmeOrder>();
+        const retryAfter = retryAfterOf(res.header('retry-after'));
+        this.log.debug({ requestId: state.requestId, order: state.orderUrl, status: order.status }, 'ACME order status');
+        switch (order.status) {
+          case 'valid':
+            return await this.download(state, order);
+          case 'invalid':
+            return this.rejected(state, await this.whyInvalid(order));
+          case 'processing':
+            return this.pending(state, retryAfter);
+          case 'ready': {
+            const fin = await this.signed(order.finalize, { csr: state.csr });
+            const after = fin.json<AcmeOrder>();
+            this.log.debug({ requestId: state.requestId, order: state.orderUrl, status: after.status }, 'ACME order finalized');
+            if (after.status === 'valid') return await this.download(state, after);
+            if (after.status === 'invalid') return this.rejected(state, await this.whyInvalid(after));
+            return this.pending(state, retryAfterOf(fin.header('retry-after')));
+          }
+          case 'pending': {
+            const progress = await this.authorize(state, order);
+            if (typeof progress === 'object') return this.rejected(state, progress.rejected);
+            if (progress === 'all-valid') continue;
+            return this.pending(state, retryAfter);
+          }
+          default:
+            return this.pending(state, retryAfter);
+        }
+      }
+      return this.pending(state);
+    } catch (err) {
+      return this.failure(err, state.requestId, state);
+    }
+  }
+
+  /**
+   * Accepts the configured challenge of every pending authorization. Nothing here answers the challenge:
+   * the CA validates what is in place (a DCV provisioner, a pre-validated account, a test CA that says yes).
+   */
+  private async authorize(state: OrderState, order: AcmeOrder): Promise<'all-valid' | 'waiting' | { rejected: string }> {
+    let allValid = true;
+    for (const url of order.authorizations ?? []) {
+      const authz = (await this.signed(url, undefined)).json<AcmeAuthorization>();
+      const name = authz.identifier?.value ?? url;
+      if (authz.status === 'valid') continue;
+      allValid = false;
+      if (authz.status !== 'pending') {
+        const failed = authz.challenges?.find((c) => c.error);
+        return { rejected: `the authorization for ${name} is ${authz.status}${failed ? `: ${problemText(failed.error)}` : ''}` };
+      }
+      const challenge = authz.challenges?.find((c) => c.type === this.config.challengeType);
+      if (!challenge) {
+        const offered = (authz.challenges ?? []).map((c) => c.type).join(', ') || 'none';
+        return { rejected: `the ACME CA offers no ${this.config.challengeType} challenge for ${name} (it offers ${offered})` };
+      }
+      if (challenge.status === 'pending') {
+        await this.signed(challenge.url, {});
+        this.log.info({ requestId: state.requestId, identifier: name, challenge: challenge.type }, 'ACME challenge accepted');
+      }
+    }
+    return allValid ? 'all-valid' : 'waiting';
+  }
+
+  /** Why an order is invalid: its error, else the first failed challenge of its authorizations. */
+  private async whyInvalid(order: AcmeOrder): Promise<string> {
+    if (order.error) return problemText(order.error);
+    for (const url of order.authorizations ?? []) {
+      try {
+        const authz = (await this.signed(url, undefined)).json<AcmeAuthorization>();
+        const failed = authz.challenges?.find((c) => c.error);
+        if (authz.status !== 'valid') return `the authorization for ${authz.identifier?.value ?? url} is ${authz.status}${failed ? `: ${problemText(failed.error)}` : ''}`;
+      } catch {
+        // The explanation is best effort.
+      }
+    }
+    return 'the ACME order is invalid';
+  }
+
+  private async download(state: OrderState, order: AcmeOrder): Promise<IssueOutcome> {
+    if (!order.certificate) return this.pending(state);
+    const res = await this.signed(order.certificate, undefined, 'application/pem-certificate-chain');
+    const [leaf, ...chain] = splitCertificates(res.body.toString('utf8'));
+    if (!leaf) throw new TransientError(`the certificate at ${order.certificate} holds no PEM certificate`);
+    const cert = new X509Certificate(leaf);
+    const csrKey = readCsr(Buffer.from(state.csr, 'base64url')).spki;
+    if (!csrKey.equals(cert.publicKey.export({ type: 'spki', format: 'der' }))) {
+      throw new PermanentError(`the certificate at ${order.certificate} is not for the CSR's key`);
+    }
+    const issued = { certificatePem: leaf, chainPem: chain };
+    await this.ctx.kv.set(this.key('order', state.requestId), { ...state, issued });
+    if (chain.length) await this.ctx.kv.set(this.key('chain'), chain);
+    this.log.info({ requestId: state.requestId, order: state.orderUrl, serial: cert.serialNumber.toLowerCase() }, 'certificate issued by the ACME CA');
+    return { status: 'issued', certificatePem: leaf, chainPem: [...chain] };
+  }
+
+  /** An ACME error as an outcome (the CA refused) or a typed error (retry, reconfigure). */
+  private failure(err: unknown, requestId: string, state?: OrderState): IssueOutcome {
+    if (err instanceof AcmeProblem) {
+      if (err.short === 'orderNotReady' && state) return this.pending(state, err.retryAfterSeconds);
+      if (isTransient(err)) throw new TransientError(`ACME ${err.url}: ${err.message}`, err.retryAfterSeconds);
+      if (CONFIGURATION_PROBLEMS.has(err.short)) throw new ConfigurationError(`ACME ${err.url}: ${err.message}`);
+      this.log.info({ requestId, url: err.url, problem: err.type, status: err.status }, 'the ACME CA refused the request');
+      return { status: 'rejected', reason: err.message };
+    }
+    if (err instanceof PluginError) throw err;
+    throw new TransientError(`ACME request ${requestId} failed: ${(err as Error)?.message ?? String(err)}`, undefined, { cause: err });
+  }
+
+  /** Calls for one request id run one after the other (a retry overlapping a slow call reuses its order). */
+  private async serialized<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.inFlight.get(id) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(fn);
+    this.inFlight.set(id, run);
+    try {
+      return await run;
+    } finally {
+      if (this.inFlight.get(id) === run) this.inFlight.delete(id);
+    }
+  }
+}
