@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isMysql } from '../db/dialect.js';
 import { isId, newId } from '../db/ids.js';
 import { isUniqueViolation } from '../db/unique.js';
 import { ProblemError } from '../errors/index.js';
@@ -29,7 +30,6 @@ const SANS = ['certificate_id', 'tenant', ...SAN_COLUMNS] as const;
 const KEY_VALUES = ['certificate_id', 'tenant', 'key', 'value'] as const;
 const FACETS = ['certificate_id', 'tenant', 'facet', 'value'] as const;
 
-const isMysql = (db: Db): boolean => db.client.config.client === 'mysql2';
 
 /**
  * The certificate of an inventory write, decoded with the PKI toolkit's parser: garbage is PKI-001

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { isMysql } from '../db/dialect.js';
 import { invalidQuery, oneOf } from './failure.js';
 import { operatorsOf, resolveField, type FieldRef } from './fields.js';
 import { MAX_DEPTH, MAX_PARAMETERS } from './limits.js';
@@ -133,7 +134,7 @@ class Planner {
     private readonly language: QueryLanguage,
     private readonly ctx: CompileContext,
   ) {
-    this.mysql = (ctx.knex.client as { dialect?: string }).dialect === 'mysql';
+    this.mysql = isMysql(ctx.knex);
   }
 
   plan(node: QueryNode, negated: boolean, depth = 0): Plan {

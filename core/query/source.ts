@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isMysql } from '../db/dialect.js';
 import { applyQuery, sideEqualityOf } from './compile.js';
 import type { CompileContext, QueryLanguage, QueryNode } from './types.js';
 
@@ -36,11 +37,10 @@ export function querySource(ast: QueryNode, language: QueryLanguage, ctx: Compil
   }
   const { storage, key, value } = driver;
   const at = (column: string): string => `${DRIVER}.${column}`;
-  const mysql = (knex.client as { dialect?: string }).dialect === 'mysql';
   const tenantColumn = at(storage.tenantColumn ?? 'tenant');
   const qb = knex
     .from(`${storage.table} as ${DRIVER}`)
-    .joinRaw(`${mysql ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} ${table === language.table ? '??' : '?? AS ??'} ON ?? = ?? AND ?? = ??`, [
+    .joinRaw(`${isMysql(knex) ? 'STRAIGHT_JOIN' : 'CROSS JOIN'} ${table === language.table ? '??' : '?? AS ??'} ON ?? = ?? AND ?? = ??`, [
       ...(table === language.table ? [table] : [language.table, table]),
       at(storage.foreignKey),
       idRef,

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isMysql } from '../../db/dialect.js';
 import { newId } from '../../db/ids.js';
 import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
@@ -146,7 +147,7 @@ export class LabelStore {
         // Locks the definition on MySQL: an import holding a shared lock on it finishes first (and is
         // then seen by the check below), one starting after waits and then finds the label gone.
         const read = trx('inv_labels').where({ tenant, name }).first('id');
-        const row = (await (trx.client.config.client === 'mysql2' ? read.forUpdate() : read)) as { id: string } | undefined;
+        const row = (await (isMysql(trx) ? read.forUpdate() : read)) as { id: string } | undefined;
         if (!row) throw this.notFound(name);
         const used = await trx('inv_certificate_labels').where({ tenant, key: name }).first('certificate_id');
         if (used) throw new ProblemError('LBL-005', { message: `The label "${name}" is set on certificates and cannot be removed` });
@@ -194,7 +195,7 @@ export class LabelStore {
     if (labels.length === 0) return;
     const names = [...new Set(labels.map((l) => l.key))];
     const read = trx('inv_labels').where({ tenant }).whereIn('name', names).select('name');
-    const rows = (await (trx.client.config.client === 'mysql2' ? read.forShare() : read)) as { name: string }[];
+    const rows = (await (isMysql(trx) ? read.forShare() : read)) as { name: string }[];
     if (rows.length === names.length) return;
     this.invalidate(tenant);
     const found = new Set(rows.map((r) => r.name));

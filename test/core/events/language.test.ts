@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ProblemError } from '../../../core/errors/index.js';
 import { EVENT_LANGUAGE, EVENT_STATUSES } from '../../../core/events/language.js';
-import { EventStore, type NewEventInput } from '../../../core/events/store.js';
+import { EventStore, type NewEventInput, type StoredEvent } from '../../../core/events/store.js';
 import { applyQuery, parseQuery, queryDictionary } from '../../../core/query/index.js';
 import { onMysql } from '../../helpers/database.js';
 import { bootKernel } from '../../helpers/kernel.js';
@@ -40,17 +40,7 @@ const FIXTURE: Input[] = [
 ];
 
 /** An event as read back from the table, for the predicates. */
-interface Row {
-  id: string;
-  seq: number;
-  code: string;
-  module: string;
-  status: string;
-  principal: string | null;
-  objectType: string | null;
-  objectId: string | null;
-  createdAt: number;
-}
+type Row = Pick<StoredEvent, 'id' | 'seq' | 'code' | 'module' | 'status' | 'principal' | 'objectType' | 'objectId' | 'createdAt'>;
 
 const present = (v: string | null): v is string => v !== null && v !== '';
 const lowerHas = (v: string | null, part: string): boolean => v !== null && v.toLowerCase().includes(part);
