@@ -51,6 +51,16 @@ export function sideEqualityOf(ast: QueryNode, language: QueryLanguage, ctx: Com
   return { storage, key, value: values[0] };
 }
 
+/**
+ * When `ast` is one positive comparison on a side field, the side ids it matches in `ctx.tenant` (the
+ * uncorrelated list applyQuery's `id IN (…)` reads): a caller may count a bounded prefix of it to learn
+ * whether the matches are dense. Undefined for any other query.
+ */
+export function sideMatchesOf(ast: QueryNode, language: QueryLanguage, ctx: CompileContext & { tenant: string }): Knex.QueryBuilder | undefined {
+  if (ast.kind !== 'compare' || NEGATIVE[ast.operator] !== undefined) return undefined;
+  return new Planner(language, ctx).sideMatches(ast);
+}
+
 /** Adds conditions to a builder (AND-ed with what it has). Pure: may run once per rendering. */
 type Emit = (b: Knex.QueryBuilder) => void;
 
@@ -210,12 +220,32 @@ class Planner {
     return ref;
   }
 
+  /** See sideMatchesOf: a positive comparison whose field lives in a side table. */
+  sideMatches(node: Extract<QueryNode, { kind: 'compare' }>): Knex.QueryBuilder | undefined {
+    const { field, key } = this.fieldOf(node);
+    if (field.storage.kind !== 'side' || this.ctx.tenant === undefined) return undefined;
+    const { values, regexes } = this.valuesOf(node, field, node.operator);
+    // Only what the side index reads as ranges (see regex()): counting any other condition's matches
+    // would scan the side table once more.
+    const ranged =
+      node.operator === 'equals' || node.operator === 'in'
+        ? !field.storage.numeric
+        : (node.operator === 'matches' || node.operator === 'within') && field.storage.reversedColumn !== undefined && regexes.every((r) => r.literal && (r.literal.start || r.literal.end));
+    if (!ranged) return undefined;
+    return this.sideParts(node, field, field.storage, key, node.operator, values, regexes).matching();
+  }
+
+  private valuesOf(node: Extract<QueryNode, { kind: 'compare' }>, field: FieldDefinition, operator: Operator): { values: Scalar[]; regexes: CheckedRegex[] } {
+    const regexes = operator === 'matches' || operator === 'within' ? node.values.map((l) => regexOf(l)) : [];
+    const values = regexes.length ? [] : [...new Set(node.values.map((l) => scalarOf(field, operator, l, this.ctx.now)))];
+    return { values, regexes };
+  }
+
   private compare(node: Extract<QueryNode, { kind: 'compare' }>, negated: boolean): Emit {
     const { field, key } = this.fieldOf(node);
     const operator = NEGATIVE[node.operator] ?? node.operator;
     const negative = negated !== (operator !== node.operator);
-    const regexes = operator === 'matches' || operator === 'within' ? node.values.map((l) => regexOf(l)) : [];
-    const values = regexes.length ? [] : [...new Set(node.values.map((l) => scalarOf(field, operator, l, this.ctx.now)))];
+    const { values, regexes } = this.valuesOf(node, field, operator);
     const storage = field.storage;
     if (storage.kind === 'column') {
       const col = `${this.ctx.table}.${storage.column}`;
@@ -243,6 +273,27 @@ class Planner {
     values: Scalar[],
     regexes: CheckedRegex[],
   ): Emit {
+    const { correlated, matching } = this.sideParts(node, field, storage, key, operator, values, regexes);
+    if (negative) return (b) => void b.whereNotExists(correlated());
+    if (this.ctx.tenant === undefined) return (b) => void b.whereExists(correlated());
+    // A scalar subquery, not EXISTS: MariaDB turns a correlated EXISTS into a semi-join and may
+    // materialise the whole side range before the first row; this stays a per-row index probe.
+    if (this.ctx.walk) return (b) => void b.whereRaw('(?) IS NOT NULL', [correlated().limit(1)]);
+    // Positive and the tenant known: `id IN (uncorrelated subquery)`, which SQLite runs once as a list
+    // read from the side table's (tenant, value…) index instead of probing it once per main row.
+    return (b) => void b.whereIn(`${this.ctx.table}.${this.language.idColumn}`, matching());
+  }
+
+  /** The side condition as a subquery correlated with the main row, and as the tenant's list of matching ids. */
+  private sideParts(
+    node: Extract<QueryNode, { kind: 'compare' }>,
+    field: FieldDefinition,
+    storage: Extract<FieldStorage, { kind: 'side' }>,
+    key: string | undefined,
+    operator: Operator,
+    values: Scalar[],
+    regexes: CheckedRegex[],
+  ): { correlated: () => Knex.QueryBuilder; matching: () => Knex.QueryBuilder } {
     if (storage.keyColumn && key === undefined) throw invalidQuery(`${field.name} takes a key: ${field.name}.<key>`, { position: node.offset });
     const fixed = Object.entries(storage.fixed ?? {});
     this.charge(regexes.length * 3 + values.length + fixed.length + (storage.keyColumn ? 1 : 0), node.offset);
@@ -257,31 +308,29 @@ class Planner {
             insensitive: storage.lowercase === true,
             reversed: storage.reversedColumn ? at(storage.reversedColumn) : undefined,
           });
-    const subquery = (): Knex.QueryBuilder => {
-      const q = knex
-        .select(knex.raw('1'))
-        .from(`${storage.table} as ${alias}`)
-        .whereRaw('?? = ??', [at(storage.foreignKey), `${table}.${this.language.idColumn}`])
-        .whereRaw('?? = ??', [at(storage.tenantColumn ?? 'tenant'), `${table}.${this.language.tenantColumn}`]);
+    const narrow = (q: Knex.QueryBuilder): Knex.QueryBuilder => {
       if (storage.keyColumn) q.where(at(storage.keyColumn), key!);
       for (const [column, value] of fixed) q.where(at(column), value);
       if (condition) condition(q);
       return q;
     };
-    if (negative || this.ctx.tenant === undefined) return negative ? (b) => void b.whereNotExists(subquery()) : (b) => void b.whereExists(subquery());
-    // Positive and the tenant known: `id IN (uncorrelated subquery)`, which SQLite runs once as a list
-    // read from the side table's (tenant, value…) index instead of probing it once per main row.
-    const matching = (): Knex.QueryBuilder => {
-      const q = knex
-        .select(at(storage.foreignKey))
-        .from(`${storage.table} as ${alias}`)
-        .where(at(storage.tenantColumn ?? 'tenant'), this.ctx.tenant!);
-      if (storage.keyColumn) q.where(at(storage.keyColumn), key!);
-      for (const [column, value] of fixed) q.where(at(column), value);
-      if (condition) condition(q);
-      return q;
-    };
-    return (b) => void b.whereIn(`${table}.${this.language.idColumn}`, matching());
+    const correlated = (): Knex.QueryBuilder =>
+      narrow(
+        knex
+          .select(knex.raw('1'))
+          .from(`${storage.table} as ${alias}`)
+          .whereRaw('?? = ??', [at(storage.foreignKey), `${table}.${this.language.idColumn}`])
+          .whereRaw('?? = ??', [at(storage.tenantColumn ?? 'tenant'), `${table}.${this.language.tenantColumn}`]),
+      );
+    const tenant = this.ctx.tenant;
+    const matching = (): Knex.QueryBuilder =>
+      narrow(
+        knex
+          .select(at(storage.foreignKey))
+          .from(`${storage.table} as ${alias}`)
+          .where(at(storage.tenantColumn ?? 'tenant'), tenant ?? null),
+      );
+    return { correlated, matching };
   }
 
   /** The positive condition of `operator` on `ref` (a main-table column or a side-table value). */

@@ -6,8 +6,8 @@
  *   applyQuery(knex(T), ast, LANGUAGE, { knex, now, table: T }); // bound parameters only
  */
 export { parseQuery } from './parse.js';
-export { applyQuery, sideEqualityOf, type SideEquality } from './compile.js';
-export { querySource, type QuerySource } from './source.js';
+export { applyQuery, sideEqualityOf, sideMatchesOf, type SideEquality } from './compile.js';
+export { denseSideWalk, DENSE_SIDE_MATCHES, querySource, type QuerySource } from './source.js';
 export { queryDictionary, type DictionaryEntry, type DictionaryField, type DictionarySpecial } from './dictionary.js';
 export { fieldByName, fieldByProperty, resolveField, operatorsOf, DEFAULT_OPERATORS, type FieldRef } from './fields.js';
 export { parseIsoDate } from './dates.js';

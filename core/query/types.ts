@@ -106,6 +106,12 @@ export interface CompileContext {
   table: string;
   /** The tenant the main query is narrowed to: side-table conditions then compile to uncorrelated `IN` lists. */
   tenant?: string;
+  /**
+   * Positive side-table conditions as correlated `EXISTS` even with the tenant known: the rows are read
+   * along the main table's id and the reader stops after a page, so each row is probed instead of the
+   * whole side range being collected first (chosen by querySource when a probe finds the range dense).
+   */
+  walk?: boolean;
 }
 
 /** A `subject is|has [not|no] value` special: each accepted value adds a where clause. */

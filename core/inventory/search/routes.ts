@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import { parseQuery, queryDictionary, querySource } from '../../query/index.js';
+import { denseSideWalk, parseQuery, queryDictionary, querySource } from '../../query/index.js';
 import type { InventoryContext } from '../index.js';
 import { CERTIFICATE_LANGUAGE } from '../language.js';
 import { columnsFor, type CertificateRow } from '../repository.js';
@@ -51,10 +51,12 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
    * inv_certificates narrowed by the query and by what the caller may see; `keys`: the order the rows
    * will be read in (pages, CSV), which the source's `id` must name; absent for aggregates.
    */
-  const narrowed = (request: FastifyRequest, query: string | null | undefined, now: number, keys?: readonly SortKey[]): { qb: Knex.QueryBuilder; id: IdRef } => {
+  const narrowed = async (request: FastifyRequest, query: string | null | undefined, now: number, keys?: readonly SortKey[]): Promise<{ qb: Knex.QueryBuilder; id: IdRef }> => {
     const ast = parseQuery(query, LANGUAGE);
     const filters = visibilityFilters(ctx, request);
-    const source = querySource(ast, LANGUAGE, { knex, now, table: T, tenant: request.tenant }, keys !== undefined && idOrdered(LANGUAGE, keys));
+    const byId = keys !== undefined && idOrdered(LANGUAGE, keys);
+    const base = { knex, now, table: T, tenant: request.tenant };
+    const source = querySource(ast, LANGUAGE, { ...base, walk: await denseSideWalk(ast, LANGUAGE, base, byId) }, byId);
     applyVisibility(source.qb, filters, { knex, now, tenant: request.tenant });
     return { qb: source.qb, id: { column: LANGUAGE.idColumn, ref: source.idRef } };
   };
@@ -68,7 +70,7 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       const projection = projectionOf(body.fields);
       const keys = sortKeysOf(LANGUAGE, body.sortedBy);
       const now = ctx.clock();
-      const { qb: filtered, id } = narrowed(request, body.query, now, keys);
+      const { qb: filtered, id } = await narrowed(request, body.query, now, keys);
       const pageQuery = filtered.clone().select(columnsFor(loaded(projection)).map((c) => `${T}.${c}`));
       applySort(pageQuery, T, keys, id);
       const rows = (await pageQuery.limit(pageSize + 1).offset((pageIndex - 1) * pageSize)) as CertificateRow[];
@@ -83,7 +85,11 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       }
       const page: { results: unknown[]; pageIndex: number; pageSize: number; hasMore: boolean; count?: number } = { results, pageIndex, pageSize, hasMore };
       // Counting is a scan of everything matched: only on request (withCount), never for a plain page.
-      if (body.withCount) page.count = Number(((await filtered.clone().count({ n: '*' }).first()) as { n: number | string } | undefined)?.n ?? 0);
+      // Read without an order (no `keys`): never the per-row walk, which suits a page, not a count of all.
+      if (body.withCount) {
+        const counted = (await narrowed(request, body.query, now)).qb;
+        page.count = Number(((await counted.count({ n: '*' }).first()) as { n: number | string } | undefined)?.n ?? 0);
+      }
       return page;
     },
   });
@@ -105,7 +111,7 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
     handler: async (request) => {
       const body = request.body;
       const now = ctx.clock();
-      const grouped = narrowed(request, body.query, now).qb;
+      const grouped = (await narrowed(request, body.query, now)).qb;
       const aliases = applyGroupBy(grouped, knex, LANGUAGE, body, now);
       const ordered = grouped.clone();
       applyAggregateOrder(ordered, aliases, body.sortOrder);
@@ -129,7 +135,7 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       const projection = new Set<string>(properties);
       const keys = sortKeysOf(LANGUAGE, body.sortedBy);
       const now = ctx.clock();
-      const { qb: filtered, id } = narrowed(request, body.query, now, keys);
+      const { qb: filtered, id } = await narrowed(request, body.query, now, keys);
       const columns = [...new Set([...columnsFor(projection), ...keys.map((k) => k.column)])].map((c) => `${T}.${c}`);
       const batch = (cursor: CertificateRow | null): Promise<CertificateRow[]> => {
         const q = filtered.clone().select(columns);
