@@ -1,3 +1,4 @@
+import { DISCOVERY_ERRORS } from '../discovery/errors.js';
 import { INVENTORY_ERRORS } from '../inventory/errors.js';
 import { PKI_ERRORS } from '../pki/errors.js';
 import { QUERY_ERRORS } from '../query/errors.js';
@@ -55,6 +56,8 @@ export const ERROR_CATALOGUE = {
   ...QUERY_ERRORS,
   // Certificate inventory and labels (core/inventory/errors.ts).
   ...INVENTORY_ERRORS,
+  // Discovery events (core/discovery/errors.ts).
+  ...DISCOVERY_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Migration } from '../migrator.js';
+import { noPadBinaryCollation } from '../dialect.js';
 
 /**
  * Query-language string comparisons exact on MySQL/MariaDB, as on SQLite (HCQL, HEQL).
@@ -22,12 +23,6 @@ interface ColumnInfo {
   nullable: boolean;
 }
 
-async function noPadBinary(knex: Knex): Promise<string | undefined> {
-  const [rows] = (await knex.raw("SHOW COLLATION WHERE Collation IN ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin')")) as [{ Collation: string }[]];
-  const names = rows.map((r) => r.Collation);
-  return names.includes('utf8mb4_nopad_bin') ? 'utf8mb4_nopad_bin' : names.includes('utf8mb4_0900_bin') ? 'utf8mb4_0900_bin' : undefined;
-}
-
 async function columnsToChange(knex: Knex): Promise<ColumnInfo[]> {
   const [rows] = (await knex.raw(
     `SELECT TABLE_NAME AS t, COLUMN_NAME AS c, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLLATION_NAME AS collation
@@ -47,7 +42,7 @@ export const exactStrings0007: Migration = {
   name: '0007_exact_strings',
   async up(knex: Knex) {
     if (knex.client.config.client !== 'mysql2') return;
-    const collation = await noPadBinary(knex);
+    const collation = await noPadBinaryCollation(knex);
     if (!collation) return;
     const byTable = new Map<string, ColumnInfo[]>();
     for (const c of await columnsToChange(knex)) byTable.set(c.table, [...(byTable.get(c.table) ?? []), c]);

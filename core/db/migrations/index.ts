@@ -6,6 +6,8 @@ import { security0004 } from './0004_security.js';
 import { pki0005 } from './0005_pki.js';
 import { inventory0006 } from './0006_inventory.js';
 import { exactStrings0007 } from './0007_exact_strings.js';
+import { requests0008 } from './0008_requests.js';
+import { discoveryEvents0009 } from './0009_discovery_events.js';
 
 /** Core migrations in order. Append only: never edit one that has shipped. */
-export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007];
+export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009];

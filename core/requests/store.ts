@@ -1,0 +1,164 @@
+import type { Knex } from 'knex';
+import { isId, newId } from '../db/ids.js';
+import { REQUEST_STATUSES, REQUEST_WORKFLOWS, type KeyValue, type NewRequest, type RequestObject, type RequestPatch, type StoredRequest, type UpdateResult } from './types.js';
+
+type Db = Knex | Knex.Transaction;
+type Row = Record<string, unknown>;
+type Kind = 'text' | 'number' | 'boolean' | 'json';
+
+/**
+ * Properties a write may set, each in a column of `requests` (migration 0008). `always`:
+ * the key is in every object (null when unset); the others are left out when unset.
+ */
+const COLUMNS: readonly { property: keyof RequestPatch & keyof RequestObject; column: string; kind: Kind; always?: true }[] = [
+  { property: 'status', column: 'status', kind: 'text', always: true },
+  { property: 'profile', column: 'profile', kind: 'text', always: true },
+  { property: 'template', column: 'template', kind: 'json', always: true },
+  { property: 'dn', column: 'dn', kind: 'text' },
+  { property: 'approver', column: 'approver', kind: 'text' },
+  { property: 'contact', column: 'contact', kind: 'text' },
+  { property: 'team', column: 'team', kind: 'text' },
+  { property: 'approverComment', column: 'approver_comment', kind: 'text' },
+  { property: 'expirationDate', column: 'expiration_date', kind: 'number' },
+  { property: 'removeAt', column: 'remove_at', kind: 'number', always: true },
+  { property: 'certificateId', column: 'certificate_id', kind: 'text' },
+  { property: 'holderId', column: 'holder_id', kind: 'text', always: true },
+  { property: 'error', column: 'error', kind: 'text' },
+  { property: 'externalId', column: 'external_id', kind: 'json' },
+  { property: 'retryAt', column: 'retry_at', kind: 'number' },
+  { property: 'retryCount', column: 'retry_count', kind: 'number', always: true },
+  { property: 'requestedX509Data', column: 'requested_x509_data', kind: 'json' },
+  { property: 'dryRun', column: 'dry_run', kind: 'boolean', always: true },
+];
+const SIDES = { labels: 'request_labels', metadata: 'request_metadata' } as const;
+
+/** Keys that hold secrets (PKCS#12, its password, a private key): never written in clear (issue 7 seals them). */
+const SECRET_KEYS = new Set(['password', 'privatekey', 'pkcs12']);
+
+function assertNoSecret(value: unknown, path: string): void {
+  if (typeof value !== 'object' || value === null) return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (SECRET_KEYS.has(key.toLowerCase())) throw new Error(`requests: ${path}.${key} would be stored in clear`);
+    assertNoSecret(inner, `${path}.${key}`);
+  }
+}
+
+/** Column values of the properties `input` sets (absent = untouched, null = cleared). */
+function columnsOf(input: RequestPatch): Row {
+  assertNoSecret(input.template, 'template');
+  if (input.status !== undefined && !REQUEST_STATUSES.includes(input.status)) throw new Error(`requests: unknown status ${JSON.stringify(input.status)}`);
+  const out: Row = {};
+  for (const { property, column, kind } of COLUMNS) {
+    const value = input[property];
+    if (value === undefined) continue;
+    out[column] = value === null ? null : kind === 'json' ? JSON.stringify(value) : value;
+  }
+  return out;
+}
+
+function decode(kind: Kind, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (kind === 'number') return Number(value);
+  if (kind === 'boolean') return Boolean(value);
+  return kind === 'json' ? JSON.parse(String(value)) : String(value);
+}
+
+function objectOf(row: Row, labels: KeyValue[], metadata: KeyValue[]): RequestObject {
+  const out: Row = {
+    _id: row.id,
+    module: row.module,
+    workflow: row.workflow,
+    requester: row.requester ?? null,
+    requesterComment: row.requester_comment ?? null,
+    registrationDate: Number(row.registration_date),
+    lastModificationDate: Number(row.last_modification_date),
+  };
+  for (const { property, column, kind } of COLUMNS) out[property] = decode(kind, row[column]);
+  for (const [key, value] of Object.entries(out)) {
+    if (value === null && !COLUMNS.some((c) => c.property === key && c.always)) delete out[key];
+  }
+  return { ...(out as unknown as RequestObject), labels, metadata };
+}
+
+/** Each (key, value) once, sorted: the unique index allows no repeat, and reads come back in this order. */
+function pairsOf(list: readonly KeyValue[]): KeyValue[] {
+  const unique = new Map(list.map((p) => [JSON.stringify([p.key, p.value]), { key: p.key, value: p.value }]));
+  return [...unique.values()].sort((a, b) => (a.key === b.key ? (a.value < b.value ? -1 : 1) : a.key < b.key ? -1 : 1));
+}
+
+/**
+ * WebRA requests (migration 0008), tenant-scoped. Every write is one transaction over the row and its
+ * labels / metadata, so a failure leaves nothing half-written. `version` starts at 1 and grows on each
+ * update; an update naming another version changes nothing (optimistic state transitions).
+ */
+export class RequestStore {
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async insert(input: NewRequest): Promise<StoredRequest> {
+    if (!REQUEST_WORKFLOWS.includes(input.workflow)) throw new Error(`requests: unknown workflow ${JSON.stringify(input.workflow)}`);
+    const now = this.clock();
+    const id = newId(now);
+    const row: Row = {
+      id,
+      tenant: input.tenant,
+      module: input.module,
+      workflow: input.workflow,
+      requester: input.requester ?? null,
+      requester_comment: input.requesterComment ?? null,
+      registration_date: now,
+      last_modification_date: now,
+      template: '{}',
+      ...columnsOf(input),
+      version: 1,
+    };
+    return this.knex.transaction(async (trx) => {
+      await trx('requests').insert(row);
+      await this.writeSides(trx, input.tenant, id, input);
+      return (await this.read(trx, input.tenant, id))!;
+    });
+  }
+
+  async get(tenant: string, id: string): Promise<StoredRequest | null> {
+    const key = id.toLowerCase();
+    return isId(key) ? this.read(this.knex, tenant, key) : null;
+  }
+
+  /** Applies `patch` if the request is still at `expectedVersion`; the modification date is the clock's. */
+  async update(tenant: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<UpdateResult> {
+    const key = id.toLowerCase();
+    if (!isId(key)) return { outcome: 'missing' };
+    const columns = { ...columnsOf(patch), last_modification_date: this.clock(), version: expectedVersion + 1 };
+    return this.knex.transaction(async (trx): Promise<UpdateResult> => {
+      const changed = await trx('requests').where({ tenant, id: key, version: expectedVersion }).update(columns);
+      if (changed === 0) {
+        const current = (await trx('requests').where({ tenant, id: key }).first('version')) as Row | undefined;
+        return current ? { outcome: 'conflict', version: Number(current.version) } : { outcome: 'missing' };
+      }
+      await this.writeSides(trx, tenant, key, patch);
+      return { outcome: 'updated', stored: (await this.read(trx, tenant, key))! };
+    });
+  }
+
+  /** Replaces the labels / metadata lists `input` carries. */
+  private async writeSides(trx: Knex.Transaction, tenant: string, id: string, input: RequestPatch): Promise<void> {
+    for (const [property, table] of Object.entries(SIDES) as [keyof typeof SIDES, string][]) {
+      const list = input[property];
+      if (!list) continue;
+      await trx(table).where({ tenant, request_id: id }).delete();
+      const rows = pairsOf(list).map((p) => ({ request_id: id, tenant, key: p.key, value: p.value }));
+      if (rows.length > 0) await trx(table).insert(rows);
+    }
+  }
+
+  private async read(db: Db, tenant: string, id: string): Promise<StoredRequest | null> {
+    const row = (await db('requests').where({ tenant, id }).first()) as Row | undefined;
+    if (!row) return null;
+    const side = async (table: string): Promise<KeyValue[]> =>
+      pairsOf((await db(table).where({ tenant, request_id: id }).select('key', 'value')) as KeyValue[]);
+    const [labels, metadata] = [await side(SIDES.labels), await side(SIDES.metadata)];
+    return { version: Number(row.version), request: objectOf(row, labels, metadata) };
+  }
+}
