@@ -2,7 +2,7 @@
 // pool and driver (knex.raw, bound parameters), so that every figure of the repository and of the search routes
 // stands beside the same work done without them.
 import type { Knex } from 'knex';
-import { MAIN_COLUMNS, SAN_COLUMNS, type PreparedCertificate } from '../../core/inventory/record.js';
+import { DOCUMENT_COLUMNS, MAIN_COLUMNS, SAN_COLUMNS, type PreparedCertificate } from '../../core/inventory/record.js';
 
 // ---------------------------------------------------------------- raw batched INSERTs (the seeding peer)
 
@@ -11,6 +11,7 @@ const MAIN_ROWS_PER_STATEMENT = 500;
 const SIDE_ROWS_PER_STATEMENT = 2000;
 
 const MAIN = ['tenant', ...MAIN_COLUMNS] as const;
+const DOCUMENTS = ['certificate_id', 'tenant', ...DOCUMENT_COLUMNS] as const;
 const SAN = ['certificate_id', 'tenant', ...SAN_COLUMNS] as const;
 const KV = ['certificate_id', 'tenant', 'key', 'value'] as const;
 const FACET = ['certificate_id', 'tenant', 'facet', 'value'] as const;
@@ -45,6 +46,7 @@ async function insertFlat(trx: Knex.Transaction, table: string, columns: readonl
  */
 export async function rawInsertMany(knex: Knex, tenant: string, records: readonly PreparedCertificate[]): Promise<void> {
   const main: unknown[] = [];
+  const documents: unknown[] = [];
   const sans: unknown[] = [];
   const labels: unknown[] = [];
   const metadata: unknown[] = [];
@@ -53,6 +55,8 @@ export async function rawInsertMany(knex: Knex, tenant: string, records: readonl
     const m = r.main as unknown as Record<string, unknown>;
     main.push(tenant);
     for (const c of MAIN_COLUMNS) main.push(m[c]);
+    documents.push(r.id, tenant);
+    for (const c of DOCUMENT_COLUMNS) documents.push(m[c]);
     for (const s of r.sans) sans.push(r.id, tenant, s.san_type, s.value, s.value_lc, s.value_rev, s.position);
     for (const l of r.labels) labels.push(r.id, tenant, l.key, l.value);
     for (const l of r.metadata) metadata.push(r.id, tenant, l.key, l.value);
@@ -60,6 +64,7 @@ export async function rawInsertMany(knex: Knex, tenant: string, records: readonl
   }
   await knex.transaction(async (trx) => {
     await insertFlat(trx, 'inv_certificates', MAIN, main, MAIN_ROWS_PER_STATEMENT);
+    await insertFlat(trx, 'inv_certificate_documents', DOCUMENTS, documents, MAIN_ROWS_PER_STATEMENT);
     await insertFlat(trx, 'inv_certificate_sans', SAN, sans, SIDE_ROWS_PER_STATEMENT);
     await insertFlat(trx, 'inv_certificate_labels', KV, labels, SIDE_ROWS_PER_STATEMENT);
     await insertFlat(trx, 'inv_certificate_metadata', KV, metadata, SIDE_ROWS_PER_STATEMENT);
@@ -80,18 +85,19 @@ export interface RawPage {
 }
 
 /**
- * The side rows of a page (SANs in certificate order, labels, metadata): three reads by certificate id,
- * as any code building the certificate objects must do.
+ * The side rows of a page (SANs in certificate order, labels, metadata, the documents: PEM and JSON
+ * lists): four reads by certificate id, as any code building the certificate objects must do.
  */
 async function sidesOf(knex: Knex, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const marks = ids.map(() => '?').join(', ');
-  const [sans, labels, metadata] = await Promise.all([
+  const [sans, labels, metadata, documents] = await Promise.all([
     knex.raw(`SELECT certificate_id, san_type, value FROM inv_certificate_sans WHERE certificate_id IN (${marks}) ORDER BY certificate_id, position`, ids),
     knex.raw(`SELECT certificate_id, \`key\`, value FROM inv_certificate_labels WHERE certificate_id IN (${marks})`, ids),
     knex.raw(`SELECT certificate_id, \`key\`, value FROM inv_certificate_metadata WHERE certificate_id IN (${marks})`, ids),
+    knex.raw(`SELECT certificate_id, ${DOCUMENT_COLUMNS.join(', ')} FROM inv_certificate_documents WHERE certificate_id IN (${marks})`, ids),
   ]);
-  return [sans, labels, metadata].reduce((n, r) => n + rowsOf(knex, r).length, 0);
+  return [sans, labels, metadata, documents].reduce((n, r) => n + rowsOf(knex, r).length, 0);
 }
 
 /** knex.raw answers [rows, fields] on mysql2 and rows on better-sqlite3. */

@@ -29,7 +29,10 @@ export const LIMITS = {
   labelValue: 448,
 } as const;
 
-/** The columns of inv_certificates but `tenant`, in insert order. */
+/**
+ * A certificate's row but `tenant`: the columns of inv_certificates and, since migration 0010, those of
+ * inv_certificate_documents (DOCUMENT_COLUMNS), which hold what is large and never searched.
+ */
 export interface MainRow {
   id: string;
   module: string | null;
@@ -72,7 +75,8 @@ export interface MainRow {
   updated_at: number;
 }
 
-export const MAIN_COLUMNS: readonly (keyof MainRow)[] = [
+/** Every column of a row (MainRow), in insert order. */
+export const ROW_COLUMNS: readonly (keyof MainRow)[] = [
   'id',
   'module',
   'profile',
@@ -113,6 +117,27 @@ export const MAIN_COLUMNS: readonly (keyof MainRow)[] = [
   'created_at',
   'updated_at',
 ];
+
+/**
+ * Columns kept in inv_certificate_documents (one row per certificate, migration 0010): the PEM and the
+ * JSON lists, about 2 KB of the 2.5 KB of a row. Out of the main table, a scan (CSV export, aggregate,
+ * unindexed search) reads a fifth of the bytes; a page reads them for its own rows only.
+ */
+export const DOCUMENT_COLUMNS = [
+  'pem',
+  'extensions',
+  'grades',
+  'third_party_data',
+  'trigger_results',
+  'discovery_data',
+  'discovery_info',
+  'requested_x509_data',
+] as const satisfies readonly (keyof MainRow)[];
+const IN_DOCUMENT: ReadonlySet<string> = new Set(DOCUMENT_COLUMNS);
+export const isDocumentColumn = (column: string): boolean => IN_DOCUMENT.has(column);
+
+/** The columns of inv_certificates but `tenant`, in insert order. */
+export const MAIN_COLUMNS: readonly (keyof MainRow)[] = ROW_COLUMNS.filter((c) => !IN_DOCUMENT.has(c));
 
 /** One row of inv_certificate_sans (certificate_id and tenant are added when written). */
 export interface SanRow {

@@ -7,12 +7,12 @@ import type { CertificateInfo, SubjectAlternateName } from '../pki/x509/model.js
 import { parseCertificatePem } from '../pki/x509/parse.js';
 import type { TeamMigratedListener } from '../security/groups/team-migration.js';
 import { checkAgainst, LabelStore } from './labels/store.js';
-import { FACET_GROUPS, MAIN_COLUMNS, patchOf, recordOf, SAN_COLUMNS, type CertificateRecord, type PreparedCertificate } from './record.js';
+import { DOCUMENT_COLUMNS, FACET_GROUPS, isDocumentColumn, MAIN_COLUMNS, patchOf, recordOf, SAN_COLUMNS, type CertificateRecord, type PreparedCertificate } from './record.js';
 import type { CertificateInput, CertificateObject, CertificatePatch, KeyValue } from './types.js';
-import { buildersFor, objectOf, type CertificateRow, type CertificateSides } from './view.js';
+import { buildersFor, DOCUMENT_COLUMNS_FOR, objectOf, type CertificateRow, type CertificateSides } from './view.js';
 
 export { prepare, type PreparedCertificate } from './record.js';
-export { COLUMNS_FOR, columnsFor, type CertificateRow } from './view.js';
+export { COLUMNS_FOR, columnsFor, DOCUMENT_COLUMNS_FOR, type CertificateRow } from './view.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -26,6 +26,7 @@ const MYSQL_MAX_ROWS = 1000;
 const IN_CHUNK = 2000;
 
 const MAIN = ['tenant', ...MAIN_COLUMNS] as const;
+const DOCUMENTS = ['certificate_id', 'tenant', ...DOCUMENT_COLUMNS] as const;
 const SANS = ['certificate_id', 'tenant', ...SAN_COLUMNS] as const;
 const KEY_VALUES = ['certificate_id', 'tenant', 'key', 'value'] as const;
 const FACETS = ['certificate_id', 'tenant', 'facet', 'value'] as const;
@@ -154,7 +155,11 @@ export class CertificateRepository {
       const read = trx('inv_certificates').where({ tenant, id: key }).first('id');
       const found = isId(key) ? await (isMysql(trx) ? read.forUpdate() : read) : undefined;
       if (!found) throw notFound(id);
-      await trx('inv_certificates').where({ tenant, id: key }).update(change.columns);
+      const main: Record<string, unknown> = {};
+      const document: Record<string, unknown> = {};
+      for (const [column, value] of Object.entries(change.columns)) (isDocumentColumn(column) ? document : main)[column] = value;
+      await trx('inv_certificates').where({ tenant, id: key }).update(main);
+      if (Object.keys(document).length > 0) await trx('inv_certificate_documents').where({ tenant, certificate_id: key }).update(document);
       if (change.labels) {
         await this.labels.confirm(trx, tenant, change.labels);
         await trx('inv_certificate_labels').where({ tenant, certificate_id: key }).delete();
@@ -188,11 +193,14 @@ export class CertificateRepository {
     if (rows.length === 0) return [];
     const want = (p: string): boolean => fields === null || fields.has(p);
     const ids = rows.map((r) => r.id);
-    const [sans, labels, metadata] = await Promise.all([
+    const documentColumns = DOCUMENT_COLUMNS_FOR(fields);
+    const [sans, labels, metadata, documents] = await Promise.all([
       want('subjectAlternateNames') ? this.sideRows(db, 'inv_certificate_sans', tenant, ids, ['san_type', 'value', 'position']) : null,
       want('labels') ? this.sideRows(db, 'inv_certificate_labels', tenant, ids, ['key', 'value']) : null,
       want('metadata') ? this.sideRows(db, 'inv_certificate_metadata', tenant, ids, ['key', 'value']) : null,
+      documentColumns.length > 0 ? this.sideRows(db, 'inv_certificate_documents', tenant, ids, documentColumns) : null,
     ]);
+    const documentOf = documents && new Map(documents.map((d) => [String(d.certificate_id), d]));
     const sanOf = sans && groupBy(sans, (r) => ({ sanType: r.san_type as SubjectAlternateName['sanType'], value: String(r.value), position: Number(r.position) }));
     const labelOf = labels && groupBy(labels, (r) => ({ key: String(r.key), value: String(r.value) }));
     const metaOf = metadata && groupBy(metadata, (r) => ({ key: String(r.key), value: String(r.value) }));
@@ -207,7 +215,8 @@ export class CertificateRepository {
       }
       if (labelOf) sides.labels = (labelOf.get(row.id) ?? []).sort(byKey);
       if (metaOf) sides.metadata = (metaOf.get(row.id) ?? []).sort(byKey);
-      return objectOf(row, sides, fields, now, builders);
+      const document = documentOf?.get(row.id);
+      return objectOf(document ? { ...row, ...document, id: row.id } : row, sides, fields, now, builders);
     });
   }
 
@@ -239,6 +248,7 @@ export class CertificateRepository {
   /** Writes records (main rows first, then each side table) in `trx`. */
   private async write(trx: Knex.Transaction, tenant: string, records: readonly CertificateRecord[]): Promise<void> {
     const main: unknown[][] = [];
+    const documents: unknown[][] = [];
     const sans: unknown[][] = [];
     const labels: unknown[][] = [];
     const metadata: unknown[][] = [];
@@ -248,12 +258,16 @@ export class CertificateRepository {
       const row: unknown[] = [tenant];
       for (const c of MAIN_COLUMNS) row.push(m[c]);
       main.push(row);
+      const document: unknown[] = [r.id, tenant];
+      for (const c of DOCUMENT_COLUMNS) document.push(m[c]);
+      documents.push(document);
       for (const s of r.sans) sans.push([r.id, tenant, s.san_type, s.value, s.value_lc, s.value_rev, s.position]);
       for (const l of r.labels) labels.push([r.id, tenant, l.key, l.value]);
       for (const l of r.metadata) metadata.push([r.id, tenant, l.key, l.value]);
       for (const f of r.facets) facets.push([r.id, tenant, f.facet, f.value]);
     }
     await this.insertRows(trx, 'inv_certificates', MAIN, main);
+    await this.insertRows(trx, 'inv_certificate_documents', DOCUMENTS, documents);
     await this.insertRows(trx, 'inv_certificate_sans', SANS, sans);
     await this.insertRows(trx, 'inv_certificate_labels', KEY_VALUES, labels);
     await this.insertRows(trx, 'inv_certificate_metadata', KEY_VALUES, metadata);

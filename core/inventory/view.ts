@@ -1,5 +1,5 @@
 import type { SubjectAlternateName } from '../pki/x509/model.js';
-import { MAIN_COLUMNS, type MainRow } from './record.js';
+import { DOCUMENT_COLUMNS, isDocumentColumn, MAIN_COLUMNS, type MainRow } from './record.js';
 import type { CertificateObject, KeyValue } from './types.js';
 
 /**
@@ -87,19 +87,28 @@ export const CERTIFICATE_PROPERTIES: readonly string[] = PROPERTIES.map(([p]) =>
 /** Properties loaded from side tables (one query per table for a whole page). */
 export const SIDE_PROPERTIES = { subjectAlternateNames: 'inv_certificate_sans', labels: 'inv_certificate_labels', metadata: 'inv_certificate_metadata' } as const;
 
-const ALL_COLUMNS: readonly string[] = [...MAIN_COLUMNS];
-
-/**
- * The inv_certificates columns a projection needs (always `id`): `fields` are property names of the
- * object (`certificate`, `notAfter`, `labels`…); null = the whole object, i.e. every column. `pem` only
- * when `certificate` is asked for. Unknown names need nothing.
- */
-export function COLUMNS_FOR(fields: ReadonlySet<string> | Iterable<string> | null): string[] {
-  if (fields === null) return [...ALL_COLUMNS];
+/** The columns (of both tables) a projection needs; null = every one. */
+function neededColumns(fields: ReadonlySet<string> | Iterable<string> | null): Set<string> {
+  if (fields === null) return new Set([...MAIN_COLUMNS, ...DOCUMENT_COLUMNS]);
   const wanted = fields instanceof Set ? (fields as ReadonlySet<string>) : new Set(fields);
   const out = new Set<string>(['id']);
   for (const [property, columns] of PROPERTIES) if (wanted.has(property)) for (const c of columns) out.add(c);
-  return [...out];
+  return out;
+}
+
+/**
+ * The inv_certificates columns a projection needs (always `id`): `fields` are property names of the
+ * object (`notAfter`, `labels`…); null = the whole object. The PEM and the JSON lists are not among
+ * them: they live in inv_certificate_documents (DOCUMENT_COLUMNS_FOR), which objectsOf reads for a page.
+ * Unknown names need nothing.
+ */
+export function COLUMNS_FOR(fields: ReadonlySet<string> | Iterable<string> | null): string[] {
+  return [...neededColumns(fields)].filter((c) => !isDocumentColumn(c));
+}
+
+/** The inv_certificate_documents columns a projection needs (`pem` only when `certificate` is asked for). */
+export function DOCUMENT_COLUMNS_FOR(fields: ReadonlySet<string> | Iterable<string> | null): string[] {
+  return [...neededColumns(fields)].filter(isDocumentColumn);
 }
 
 /** COLUMNS_FOR under a camelCase name. */

@@ -8,6 +8,7 @@ import { inventory0006 } from './0006_inventory.js';
 import { exactStrings0007 } from './0007_exact_strings.js';
 import { requests0008 } from './0008_requests.js';
 import { discoveryEvents0009 } from './0009_discovery_events.js';
+import { certificateDocuments0010 } from './0010_certificate_documents.js';
 
 /** Core migrations in order. Append only: never edit one that has shipped. */
-export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009];
+export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010];

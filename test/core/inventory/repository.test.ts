@@ -4,7 +4,7 @@ import { CertificateIssuer } from '../../../core/pki/issue/issuer.js';
 import { selfSignedCertificate } from '../../../core/pki/issue/self-signed.js';
 import { toPem } from '../../../core/pki/input.js';
 import { parseCertificate } from '../../../core/pki/x509/parse.js';
-import { CertificateRepository, COLUMNS_FOR, inventoryTeamMigrated, prepare, type CertificateRow } from '../../../core/inventory/repository.js';
+import { CertificateRepository, COLUMNS_FOR, DOCUMENT_COLUMNS_FOR, inventoryTeamMigrated, prepare, type CertificateRow } from '../../../core/inventory/repository.js';
 import { cut, facetRows, recordOf, SEARCH_KEY_LENGTH, sanKeys } from '../../../core/inventory/record.js';
 import { objectOf } from '../../../core/inventory/view.js';
 import type { CertificateInput } from '../../../core/inventory/types.js';
@@ -128,9 +128,11 @@ t.test('objectsOf with a projection reads only the columns and side tables it ne
   t.same(COLUMNS_FOR(new Set(['dn', 'notAfter'])).sort(), ['dn', 'id', 'not_after']);
   t.same(COLUMNS_FOR(new Set(['labels', 'subjectAlternateNames'])), ['id'], 'side properties need only the id');
   t.same(COLUMNS_FOR(new Set(['status'])).sort(), ['id', 'not_after', 'revoked']);
-  t.ok(COLUMNS_FOR(new Set(['certificate'])).includes('pem'));
-  t.notOk(COLUMNS_FOR(new Set(['dn', 'status', 'labels', 'module'])).includes('pem'), 'no PEM unless the certificate is asked for');
-  t.ok(COLUMNS_FOR(null).includes('pem') && COLUMNS_FOR(null).includes('discovery_info'), 'null: every column');
+  t.same(COLUMNS_FOR(new Set(['certificate'])), ['id'], 'the PEM is not in the main table');
+  t.same(DOCUMENT_COLUMNS_FOR(new Set(['certificate'])), ['pem'], 'but in the documents');
+  t.same(DOCUMENT_COLUMNS_FOR(new Set(['dn', 'status', 'labels', 'module'])), [], 'no document unless a document property is asked for');
+  t.ok(COLUMNS_FOR(null).includes('not_after') && !COLUMNS_FOR(null).includes('pem'), 'null: every main column');
+  t.ok(DOCUMENT_COLUMNS_FOR(null).includes('pem') && DOCUMENT_COLUMNS_FOR(null).includes('discovery_info'), 'null: every document column');
 
   const queries: string[] = [];
   const listen = (q: { sql: string }) => {
@@ -158,7 +160,8 @@ t.test('objectsOf with a projection reads only the columns and side tables it ne
   t.match(queries[0], /in \(/i);
 
   const all = await select(new Set(['subjectAlternateNames', 'labels', 'metadata', 'certificate']));
-  t.equal(queries.length, 3, 'one query per side table');
+  t.equal(queries.length, 4, 'one query per side table, and one for the documents (the PEM)');
+  t.equal(queries.filter((q) => q.includes('inv_certificate_documents')).length, 1);
   t.match(all[0]!.certificate, /^-----BEGIN CERTIFICATE-----/);
   t.equal(all[0]!.subjectAlternateNames.length, 2);
   t.equal(all[0]!.metadata.length, 1);

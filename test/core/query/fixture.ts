@@ -89,7 +89,6 @@ export async function queryDb(t: { teardown(fn: () => unknown): void }): Promise
         owner: r.owner === undefined ? null : r.owner,
         team: r.team === undefined ? null : r.team,
         contact_email: r.contactEmail ?? null,
-        pem: '-----BEGIN CERTIFICATE-----',
         thumbprint: createHash('sha1').update(`t${r.name}`).digest('hex'),
         public_key_thumbprint: sha256(`k${r.name}`),
         self_signed: r.selfSigned ?? false,
@@ -113,6 +112,7 @@ export async function queryDb(t: { teardown(fn: () => unknown): void }): Promise
         updated_at: NOW,
       });
       const side = { certificate_id: id, tenant };
+      await knex('inv_certificate_documents').insert({ ...side, pem: '-----BEGIN CERTIFICATE-----' });
       for (const [position, value] of (r.sans ?? []).entries()) {
         const lc = value.toLowerCase();
         await knex('inv_certificate_sans').insert({ ...side, san_type: 'DNSNAME', value, value_lc: lc, value_rev: reversed(lc), position });
