@@ -6,7 +6,8 @@
 //   certificates  N real certificates (default 200,000 on SQLite, 1,000,000 on MariaDB; INVENTORY_N or the CLI
 //                 argument overrides both; INVENTORY_DB=sqlite|mariadb runs one engine; on MariaDB INVENTORY_KEEP=1
 //                 keeps database A and INVENTORY_REUSE=<its name> runs searches, aggregate and CSV on it without
-//                 seeding, since a 1M seed takes most of an hour on 2 vCPUs), signed with
+//                 seeding, since a 1M seed takes most of an hour on 2 vCPUs; INVENTORY_PARTS=searches,aggregate,csv
+//                 runs only those measurements), signed with
 //                 CertificateIssuer.issueForKey by a P-256 CA (85%) or an Ed25519 CA (15%) for a few pre-made leaf keys
 //                 (P-256, P-384, RSA-2048/3072, Ed25519), from a fixed synthetic distribution (bench/lib/
 //                 inventory-generate.ts): CN/SANs host<i>.<dept>.example<0..19>.com plus www/api names, IPs and emails;
@@ -614,19 +615,22 @@ async function benchEngine(engine: Engine, size: number, factory: CertificateFac
     phase('kernel started on database A', t);
     const pid = kernel.proc.pid!;
 
+    const parts = partsToRun();
     t = performance.now();
-    const found = await searches(engine, a.knex, new CertificateRepository(a.knex, () => Date.now()), base, n);
-    phase(`${found.length} searches × ${WARMUP_ROUNDS + SEARCH_ROUNDS} rounds`, t);
+    const found = parts.has('searches') ? await searches(engine, a.knex, new CertificateRepository(a.knex, () => Date.now()), base, n) : null;
+    if (found) phase(`${found.length} searches × ${WARMUP_ROUNDS + SEARCH_ROUNDS} rounds`, t);
     t = performance.now();
-    const agg = await aggregate(engine, a.knex, base);
-    phase(`aggregate × ${agg.http.length} (+1 warm-up)`, t);
+    const agg = parts.has('aggregate') ? await aggregate(engine, a.knex, base) : null;
+    if (agg) phase(`aggregate × ${agg.http.length} (+1 warm-up)`, t);
     t = performance.now();
-    const exported = await csv(engine, a.knex, base, pid);
-    phase('CSV exports', t);
+    const exported = parts.has('csv') ? await csv(engine, a.knex, base, pid) : null;
+    if (exported) phase('CSV exports', t);
+    if (parts.size < PARTS.length) out(`  only ${[...parts].join(', ')} (INVENTORY_PARTS); the rest is not measured in this run\n`);
     if (!kernel.running) throw new Error(`the kernel died during the benchmark:\n${kernel.output()}`);
 
     // ---- report
     const verdicts: string[] = [];
+    const failed: SearchResult[] = [];
     if (s) {
     const repoRate = (n * 1000) / s.repoMs;
     const rawRate = (n * 1000) / s.rawMs;
@@ -640,6 +644,7 @@ async function benchEngine(engine: Engine, size: number, factory: CertificateFac
     table(['seeding (' + fmt(n) + ' certificates, ' + fmt(s.sideRows) + ' side rows)', 'rate', 'vs peer', 'goal', 'result'], rows);
     }
 
+    if (found) {
     const searchRows: string[][] = [];
     const failures: SearchResult[] = [];
     for (const res of found) {
@@ -670,7 +675,10 @@ async function benchEngine(engine: Engine, size: number, factory: CertificateFac
     out(`  (engine SQL, objectsOf: ms, median of the ${WARMUP_ROUNDS} warm-up rounds — the route's page query and the repository's objectsOf for its rows, run from this process: where the HTTP time goes)\n`);
     const passed = found.length - failures.length;
     verdicts.push(`${failures.length === 0 ? 'PASS' : 'FAIL'}  searches: ${passed}/${found.length} within goal (indexed p95 ≤ max(${INDEXED_RATIO_GOAL}× SQL p95, ${INDEXED_FLOOR_MS} ms); unindexed ≤ ${SCAN_RATIO_GOAL}× one full scan)`);
+    failed.push(...failures);
+    }
 
+    if (agg) {
     const ap95 = percentile(agg.http, 0.95);
     const rp95 = percentile(agg.raw, 0.95);
     table(
@@ -678,6 +686,9 @@ async function benchEngine(engine: Engine, size: number, factory: CertificateFac
       [[`POST …/aggregate {groupBy: [profile, status]}`, fmt(agg.groups), fmt(percentile(agg.http, 0.5), 1), fmt(ap95, 1), fmt(percentile(agg.raw, 0.5), 1), fmt(rp95, 1), `${fmt(ap95 / rp95, 1)}×`, agg.same, 'info']],
     );
 
+    }
+
+    if (exported) {
     const csvRate = (exported.rows * 1000) / exported.ms;
     const rawCsvRate = (exported.rawRows * 1000) / exported.rawMs;
     const peak = exported.peakReset ? exported.hwmMb : exported.sampledMb;
@@ -701,7 +712,9 @@ async function benchEngine(engine: Engine, size: number, factory: CertificateFac
     );
     verdicts.push(`${csvOk ? 'PASS' : 'FAIL'}  CSV export ${fmt(csvRate)} rows/s (goal ≥${fmt(CSV_RATE_GOAL)}), ${fmt(exported.rows)}/${fmt(n)} rows`);
     verdicts.push(`${rssOk ? 'PASS' : 'FAIL'}  server peak RSS during the CSV export ${fmt(peak)} MB (goal <${CSV_RSS_GOAL_MB} MB)`);
+    }
 
+    const failures = failed;
     if (failures.length > 0) {
       out(`\nEXPLAIN of the engine's SQL for the searches that did not meet their goal (rebuilt with the route's functions):\n`);
       for (const res of failures) {
@@ -735,6 +748,18 @@ async function benchEngine(engine: Engine, size: number, factory: CertificateFac
 }
 
 // ---------------------------------------------------------------- entry point
+
+const PARTS = ['searches', 'aggregate', 'csv'] as const;
+
+/** INVENTORY_PARTS=searches,aggregate,csv (default: all): which measurements to run after seeding. */
+function partsToRun(): Set<(typeof PARTS)[number]> {
+  const text = process.env.INVENTORY_PARTS;
+  if (!text) return new Set(PARTS);
+  const names = text.split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = names.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0 || names.length === 0) throw new Error(`INVENTORY_PARTS lists ${PARTS.join(', ')}, not ${JSON.stringify(text)}`);
+  return new Set(names as (typeof PARTS)[number][]);
+}
 
 function sizeArg(): number | null {
   const text = process.env.INVENTORY_N ?? process.argv[3];
