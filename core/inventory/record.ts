@@ -75,15 +75,14 @@ export interface MainRow {
   updated_at: number;
 }
 
-/** Every column of a row (MainRow), in insert order. */
-export const ROW_COLUMNS: readonly (keyof MainRow)[] = [
+/** The columns of inv_certificates but `tenant`, in insert order. */
+export const MAIN_COLUMNS: readonly (keyof MainRow)[] = [
   'id',
   'module',
   'profile',
   'owner',
   'team',
   'contact_email',
-  'pem',
   'thumbprint',
   'public_key_thumbprint',
   'self_signed',
@@ -107,13 +106,6 @@ export const ROW_COLUMNS: readonly (keyof MainRow)[] = [
   'discovered',
   'discovered_trusted',
   'grade',
-  'extensions',
-  'grades',
-  'third_party_data',
-  'trigger_results',
-  'discovery_data',
-  'discovery_info',
-  'requested_x509_data',
   'created_at',
   'updated_at',
 ];
@@ -136,8 +128,6 @@ export const DOCUMENT_COLUMNS = [
 const IN_DOCUMENT: ReadonlySet<string> = new Set(DOCUMENT_COLUMNS);
 export const isDocumentColumn = (column: string): boolean => IN_DOCUMENT.has(column);
 
-/** The columns of inv_certificates but `tenant`, in insert order. */
-export const MAIN_COLUMNS: readonly (keyof MainRow)[] = ROW_COLUMNS.filter((c) => !IN_DOCUMENT.has(c));
 
 /** One row of inv_certificate_sans (certificate_id and tenant are added when written). */
 export interface SanRow {
