@@ -39,7 +39,7 @@ function parsed(v: unknown): unknown {
 export const statusOf = (revoked: unknown, notAfter: unknown, now: number): CertificateStatus =>
   bool(revoked) ? 'revoked' : (num(notAfter) ?? 0) <= now ? 'expired' : 'valid';
 
-type Builder = (row: CertificateRow, sides: CertificateSides, now: number) => unknown;
+export type Builder = (row: CertificateRow, sides: CertificateSides, now: number) => unknown;
 
 /** Every property of the object, in the order of client-compat §3: the main-table columns it needs and how it is built. */
 const PROPERTIES: readonly (readonly [keyof CertificateObject, readonly (keyof MainRow)[], Builder])[] = [
@@ -81,6 +81,9 @@ const PROPERTIES: readonly (readonly [keyof CertificateObject, readonly (keyof M
   ['requestedX509Data', ['requested_x509_data'], (r) => parsed(r.requested_x509_data)],
   ['status', ['revoked', 'not_after'], (r, _s, now) => ('revoked' in r && 'not_after' in r ? statusOf(r.revoked, r.not_after, now) : undefined)],
 ];
+
+/** How each property is built from a row (side properties from CertificateSides). */
+export const PROPERTY_BUILDERS: ReadonlyMap<string, Builder> = new Map(PROPERTIES.map(([p, , b]) => [p, b]));
 
 /** The properties of a certificate object, in answer order. */
 export const CERTIFICATE_PROPERTIES: readonly string[] = PROPERTIES.map(([p]) => p);

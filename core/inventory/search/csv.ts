@@ -1,4 +1,5 @@
 import type { CertificateObject } from '../types.js';
+import { PROPERTY_BUILDERS, type CertificateRow } from '../view.js';
 
 /** Columns of a CSV export when the body names no `fields`: what a spreadsheet user asks first. */
 export const DEFAULT_CSV_FIELDS = [
@@ -60,4 +61,57 @@ export function csvRow(properties: readonly string[], object: CertificateObject)
       return DATES.has(p) ? text : csvCell(text);
     })
     .join(',')}\r\n`;
+}
+
+/** The SANs, labels and metadata of rows as their CSV text (`DNSNAME:a; DNSNAME:b`, `env=prod`), by id. */
+export interface SideTexts {
+  subjectAlternateNames?: ReadonlyMap<string, string>;
+  labels?: ReadonlyMap<string, string>;
+  metadata?: ReadonlyMap<string, string>;
+}
+const SIDE_TEXT = new Set(['subjectAlternateNames', 'labels', 'metadata']);
+const NO_SIDES = {};
+
+/**
+ * Characters per chunk csvLines hands out. V8 allocates a string over ~128 KB (a flattened chunk)
+ * straight in the old generation, where it lives until the next full collection: 1,000-line chunks
+ * (~450 KB) made a 1,000,000-row export peak near 350 MB of RSS, chunks under this bound near 220 MB.
+ */
+export const CSV_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * csvRow for many rows without building their certificate objects: each cell from the row's column
+ * through the property's builder (as objectOf would) and the side texts, formatted as csvValue does.
+ * The export's hot path: at 1,000,000 rows the objects and their lists were most of its garbage.
+ * Returns the lines in chunks of about CSV_CHUNK_CHARS.
+ */
+export function csvLines(properties: readonly string[], rows: readonly CertificateRow[], sides: SideTexts, now: number): string[] {
+  const cells = properties.map((property): ((row: CertificateRow) => string) => {
+    if (SIDE_TEXT.has(property)) {
+      const texts = sides[property as keyof SideTexts];
+      return (row) => csvCell(texts?.get(row.id) ?? '');
+    }
+    const build = PROPERTY_BUILDERS.get(property);
+    if (!build) return () => '';
+    const date = DATES.has(property);
+    return (row) => {
+      const value = build(row, NO_SIDES, now);
+      if (value === undefined || value === null) return '';
+      if (date && typeof value === 'number') return new Date(value).toISOString();
+      return csvCell(typeof value === 'object' ? JSON.stringify(value) : String(value));
+    };
+  });
+  const chunks: string[] = [];
+  let out = '';
+  for (const row of rows) {
+    let line = '';
+    for (let i = 0; i < cells.length; i++) line += (i === 0 ? '' : ',') + cells[i]!(row);
+    out += `${line}\r\n`;
+    if (out.length >= CSV_CHUNK_CHARS) {
+      chunks.push(out);
+      out = '';
+    }
+  }
+  if (out !== '') chunks.push(out);
+  return chunks;
 }

@@ -1,46 +1,11 @@
+import { CERTIFICATE_PROPERTIES as OBJECT_PROPERTIES } from '../view.js';
 import { invalid } from './elements.js';
 
-/** Every property a certificate result can carry (client-compat §3), plus the derived `status`. */
-export const CERTIFICATE_PROPERTIES = new Set([
-  '_id',
-  'module',
-  'profile',
-  'owner',
-  'team',
-  'contactEmail',
-  'certificate',
-  'thumbprint',
-  'publicKeyThumbprint',
-  'selfSigned',
-  'dn',
-  'serial',
-  'issuer',
-  'notBefore',
-  'notAfter',
-  'revoked',
-  'revocationDate',
-  'revocationReason',
-  'keyType',
-  'signingAlgorithm',
-  'subjectAlternateNames',
-  'labels',
-  'metadata',
-  'holderId',
-  'escrowed',
-  'autoRenew',
-  'crlSynchronized',
-  'extensions',
-  'grades',
-  'thirdPartyData',
-  'triggerResults',
-  'discoveryData',
-  'discoveryInfo',
-  'discoveredTrusted',
-  'requestedX509Data',
-  'status',
-  // Not a stored property: the caller's workflow rights on each result (client-compat §4).
-  'permissions',
-]);
+/**
+ * Every property a certificate result can carry (client-compat §3, the object view.ts builds, with the
+ * derived `status`), plus `permissions`: not stored, the caller's workflow rights on each result (§4).
+ */
+export const CERTIFICATE_PROPERTIES: ReadonlySet<string> = new Set([...OBJECT_PROPERTIES, 'permissions']);
 
 /**
  * `fields` → the properties to answer: absent or null = everything (null), `[]` = `_id` only,

@@ -4,10 +4,10 @@ import type { Knex } from 'knex';
 import { denseSideWalk, parseQuery, queryDictionary, querySource } from '../../query/index.js';
 import type { InventoryContext } from '../index.js';
 import { CERTIFICATE_LANGUAGE } from '../language.js';
-import { columnsFor, type CertificateRow } from '../repository.js';
+import { columnsFor, DOCUMENT_COLUMNS_FOR, type CertificateRow } from '../repository.js';
 import { aggregateBodySchema, pageOf, searchBodySchema, type AggregateBody, type SearchBody } from './body.js';
 import { aggregateItems, applyAggregateOrder, applyGroupBy, DEFAULT_AGGREGATE_LIMIT } from './aggregate.js';
-import { csvLine, csvRow, DEFAULT_CSV_FIELDS } from './csv.js';
+import { CSV_CHUNK_CHARS, csvLine, csvLines, csvRow, DEFAULT_CSV_FIELDS } from './csv.js';
 import { permissionsOf } from '../permissions.js';
 import type { CertificateObject } from '../types.js';
 import { invalid } from './elements.js';
@@ -51,14 +51,21 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
    * inv_certificates narrowed by the query and by what the caller may see; `keys`: the order the rows
    * will be read in (pages, CSV), which the source's `id` must name; absent for aggregates.
    */
-  const narrowed = async (request: FastifyRequest, query: string | null | undefined, now: number, keys?: readonly SortKey[]): Promise<{ qb: Knex.QueryBuilder; id: IdRef }> => {
+  const narrowed = async (
+    request: FastifyRequest,
+    query: string | null | undefined,
+    now: number,
+    keys?: readonly SortKey[],
+  ): Promise<{ qb: Knex.QueryBuilder; id: IdRef; everything: boolean }> => {
     const ast = parseQuery(query, LANGUAGE);
     const filters = visibilityFilters(ctx, request);
     const byId = keys !== undefined && idOrdered(LANGUAGE, keys);
     const base = { knex, now, table: T, tenant: request.tenant };
     const source = querySource(ast, LANGUAGE, { ...base, walk: await denseSideWalk(ast, LANGUAGE, base, byId) }, byId);
     applyVisibility(source.qb, filters, { knex, now, tenant: request.tenant });
-    return { qb: source.qb, id: { column: LANGUAGE.idColumn, ref: source.idRef } };
+    // Every certificate of the tenant: neither the query nor a permission filter narrows it.
+    const everything = ast.kind === 'all' && filters === null;
+    return { qb: source.qb, id: { column: LANGUAGE.idColumn, ref: source.idRef }, everything };
   };
 
   app.post<{ Body: SearchBody | null }>(`${BASE}/search`, {
@@ -135,7 +142,12 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       const projection = new Set<string>(properties);
       const keys = sortKeysOf(LANGUAGE, body.sortedBy);
       const now = ctx.clock();
-      const { qb: filtered, id } = await narrowed(request, body.query, now, keys);
+      const { qb: filtered, id, everything } = await narrowed(request, body.query, now, keys);
+      // Unfiltered and in id order, a batch is every certificate between its first and last id: side rows
+      // are then read as one index range (objectsOf `contiguous`) rather than one lookup per id.
+      const contiguous = everything && idOrdered(LANGUAGE, keys);
+      // Without the PEM or a JSON list (the default columns), lines are written straight from the rows.
+      const direct = DOCUMENT_COLUMNS_FOR(projection).length === 0;
       const columns = [...new Set([...columnsFor(projection), ...keys.map((k) => k.column)])].map((c) => `${T}.${c}`);
       const batch = (cursor: CertificateRow | null): Promise<CertificateRow[]> => {
         const q = filtered.clone().select(columns);
@@ -157,8 +169,22 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
           const next = rows.length < CSV_BATCH ? null : batch(rows[rows.length - 1]!);
           // A failure of the read ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
           next?.catch(() => undefined);
-          const objects = await repository.objectsOf(tenant, rows, projection);
-          yield objects.map((o) => csvRow(properties, o)).join('');
+          if (direct) {
+            const texts = await repository.sideTextsOf(tenant, rows.map((r) => r.id), projection, knex, { contiguous });
+            for (const chunk of csvLines(properties, rows, texts, ctx.clock())) yield chunk;
+          } else {
+            // A batch at a time, but in chunks under CSV_CHUNK_CHARS (see there).
+            const objects = await repository.objectsOf(tenant, rows, projection, knex, { contiguous });
+            let out = '';
+            for (const o of objects) {
+              out += csvRow(properties, o);
+              if (out.length >= CSV_CHUNK_CHARS) {
+                yield out;
+                out = '';
+              }
+            }
+            if (out !== '') yield out;
+          }
           if (!next) return;
           rows = await next;
         }

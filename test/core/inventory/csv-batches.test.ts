@@ -20,7 +20,13 @@ t.test('CSV exports span batches without losing or repeating a row', async (t) =
   const { acme } = seedIssuers();
   const spki = new Uint8Array(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'der' }));
   const now = Date.now();
+  // Another tenant's certificates, prepared among ours so that their ids fall between ours.
+  const theirs: ReturnType<typeof prepare>[] = [];
   const records = Array.from({ length: N }, (_, i) => {
+    if (i % 60 === 30) {
+      const other = acme.issueForKey(spki, { subject: `CN=x${i}`, sans: [{ sanType: 'DNSNAME', value: `x${i}.other.example` }], notBefore: now - DAY, notAfter: now + DAY });
+      theirs.push(prepare(parseCertificate(other), { certificate: Buffer.from(other).toString('base64'), labels: [{ key: 'env', value: 'dev' }], metadata: [{ key: 'm', value: 'x' }] }));
+    }
     const der = acme.issueForKey(spki, { subject: `CN=h${i}.example.com`, sans: [{ sanType: 'DNSNAME', value: `h${i}.example.com` }], notBefore: now - DAY, notAfter: now + (1 + (i % 7)) * DAY });
     return prepare(parseCertificate(der), {
       certificate: Buffer.from(der).toString('base64'),
@@ -30,7 +36,13 @@ t.test('CSV exports span batches without losing or repeating a row', async (t) =
     });
   });
   await inventory.repository.insertMany('default', records);
-  const all = records.map((r) => ({ id: r.id, owner: r.main.owner ?? null, env: r.labels[0]!.value }));
+  const all = records.map((r) => ({ id: r.id, owner: r.main.owner ?? null, env: r.labels[0]!.value, san: `h${records.indexOf(r)}.example.com` }));
+  // An unfiltered export reads side rows by id range: it must leave the other tenant's out.
+  await inventory.repository.labels.create('other', { name: 'env', regex: 'prod|dev' });
+  await inventory.repository.insertMany('other', theirs);
+  const ours = new Set(records.map((r) => r.id));
+  const [low, high] = [[...ours].sort()[0]!, [...ours].sort()[N - 1]!];
+  const interleaved = theirs.filter((r) => r.id > low && r.id < high).length;
   const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
   const exported = async (payload: object): Promise<string[][]> => {
@@ -51,6 +63,15 @@ t.test('CSV exports span batches without losing or repeating a row', async (t) =
     [...all].sort(byId).map((r) => r.id),
     'once each, by id',
   );
+
+  // The side values of every row, ascending and descending (batches read side rows by id range).
+  for (const order of ['Asc', 'Desc'] as const) {
+    const rows = await exported({ fields: ['_id', 'subjectAlternateNames', 'labels', 'metadata'], sortedBy: [{ element: '_id', order }] });
+    const expectedRows = [...all].sort(byId).map((r) => [r.id, `DNSNAME:${r.san}`, `env=${r.env}`, '']);
+    t.same(rows, order === 'Asc' ? expectedRows : expectedRows.reverse(), `${order}: every row with its own SANs, labels and metadata`);
+    t.notOk(rows.some((r) => !ours.has(r[0]!)), `${order}: no certificate of the other tenant`);
+  }
+  t.ok(interleaved > 30, `${interleaved} of the other tenant's ids fall between ours`);
 
   const prod = await exported({ query: 'label.env equals "prod"', fields: ['_id'] });
   t.same(
