@@ -165,8 +165,8 @@ const DAY = 86_400_000;
 const LIMIT = PAGE_SIZE + 1;
 
 /**
- * The 12 searches (the full scan last: on MariaDB it evicts the buffer pool, which would make the next search of the
- * round start cold): the HCQL body sent to POST /api/v1/certificates/search and the same question hand-written in
+ * The 12 searches (the full scan is timed in rounds of its own, after the indexed ones: on MariaDB it evicts the
+ * buffer pool, which would make the next search start cold): the HCQL body sent to POST /api/v1/certificates/search and the same question hand-written in
  * SQL (page of full rows, ordered as the engine orders: by id unless sorted, LIMIT pageSize + 1, then the side
  * rows of the page). Booleans are bound as 0/1 (SQLite and MySQL store them so); `key` is back-quoted, which both
  * engines read as an identifier (it is a reserved word on MySQL).
