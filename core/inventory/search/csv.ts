@@ -1,5 +1,6 @@
 import type { CertificateObject } from '../types.js';
 import { PROPERTY_BUILDERS, type CertificateRow } from '../view.js';
+import { isoDate } from './iso-date.js';
 
 /** Columns of a CSV export when the body names no `fields`: what a spreadsheet user asks first. */
 export const DEFAULT_CSV_FIELDS = [
@@ -42,7 +43,7 @@ export function csvCell(value: string): string {
 export function csvValue(property: string, object: CertificateObject): string {
   const value = (object as unknown as Record<string, unknown>)[property];
   if (value === undefined || value === null) return '';
-  if (DATES.has(property) && typeof value === 'number') return new Date(value).toISOString();
+  if (DATES.has(property) && typeof value === 'number') return isoDate(value);
   if (property === 'subjectAlternateNames') return (value as { sanType: string; value: string }[]).map((s) => `${s.sanType}:${s.value}`).join('; ');
   if (property === 'labels' || property === 'metadata') return (value as { key: string; value: string }[]).map((kv) => `${kv.key}=${kv.value}`).join('; ');
   if (typeof value === 'object') return JSON.stringify(value);
@@ -70,6 +71,8 @@ export interface SideTexts {
   metadata?: ReadonlyMap<string, string>;
 }
 const SIDE_TEXT = new Set(['subjectAlternateNames', 'labels', 'metadata']);
+/** Written by the service as hex or from a closed set: csvCell would return them unchanged. */
+const PLAIN = new Set(['_id', 'serial', 'thumbprint', 'publicKeyThumbprint', 'status', 'revoked', 'selfSigned', 'escrowed', 'autoRenew', 'crlSynchronized']);
 const NO_SIDES = {};
 
 /**
@@ -94,10 +97,16 @@ export function csvLines(properties: readonly string[], rows: readonly Certifica
     const build = PROPERTY_BUILDERS.get(property);
     if (!build) return () => '';
     const date = DATES.has(property);
+    if (PLAIN.has(property)) {
+      return (row) => {
+        const value = build(row, NO_SIDES, now);
+        return value === undefined || value === null ? '' : String(value);
+      };
+    }
     return (row) => {
       const value = build(row, NO_SIDES, now);
       if (value === undefined || value === null) return '';
-      if (date && typeof value === 'number') return new Date(value).toISOString();
+      if (date && typeof value === 'number') return isoDate(value);
       return csvCell(typeof value === 'object' ? JSON.stringify(value) : String(value));
     };
   });
