@@ -1,9 +1,9 @@
 import t from 'tap';
 import { DISCOVERY_EVENT_LANGUAGE, DISCOVERY_EVENT_STATUSES, DiscoveryEventStore, discoveryEventFromRow, type DiscoveryEventInput, type DiscoveryEventOrigin, type StoredDiscoveryEvent } from '../../../core/discovery/index.js';
-import { ProblemError } from '../../../core/errors/index.js';
 import { applyQuery, parseQuery, queryDictionary } from '../../../core/query/index.js';
 import { onMysql } from '../../helpers/database.js';
 import { bootKernel } from '../../helpers/kernel.js';
+import { queryProblem } from '../../helpers/query-problem.js';
 
 /**
  * HDQL end to end: discovery events appended through the DiscoveryEventStore (its clock spreading them
@@ -187,15 +187,7 @@ t.test('HDQL over the discovery_events table', async (t) => {
   });
 
   t.test('errors', async (t) => {
-    const problem = (query: string): ProblemError => {
-      try {
-        applyQuery(knex(table), parseQuery(query, DISCOVERY_EVENT_LANGUAGE), DISCOVERY_EVENT_LANGUAGE, { knex, now: NOW, table });
-      } catch (err) {
-        if (err instanceof ProblemError) return err;
-        throw err;
-      }
-      throw new Error(`${query} did not fail`);
-    };
+    const problem = queryProblem(knex, DISCOVERY_EVENT_LANGUAGE, NOW);
     for (const bad of ['code = ', 'code = "SESSION-END" and', 'port equals', '(code = "EST"', 'code "EST"', 'port in [443', 'code = "unterminated']) {
       t.match(problem(bad), { code: 'HQL-001' }, `syntax: ${bad}`);
     }

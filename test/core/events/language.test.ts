@@ -1,10 +1,10 @@
 import t from 'tap';
-import { ProblemError } from '../../../core/errors/index.js';
 import { EVENT_LANGUAGE, EVENT_STATUSES } from '../../../core/events/language.js';
 import { EventStore, type NewEventInput, type StoredEvent } from '../../../core/events/store.js';
 import { applyQuery, parseQuery, queryDictionary } from '../../../core/query/index.js';
 import { onMysql } from '../../helpers/database.js';
 import { bootKernel } from '../../helpers/kernel.js';
+import { queryProblem } from '../../helpers/query-problem.js';
 
 /**
  * HEQL end to end: events appended through the EventStore (its clock spreading them over days), then
@@ -158,16 +158,7 @@ t.test('HEQL over the events table', async (t) => {
   });
 
   t.test('errors', async (t) => {
-    const problem = (query: string): ProblemError => {
-      try {
-        const ast = parseQuery(query, EVENT_LANGUAGE);
-        applyQuery(knex('events'), ast, EVENT_LANGUAGE, { knex, now: NOW, table: 'events' });
-      } catch (err) {
-        if (err instanceof ProblemError) return err;
-        throw err;
-      }
-      throw new Error(`${query} did not fail`);
-    };
+    const problem = queryProblem(knex, EVENT_LANGUAGE, NOW);
     const unknown = problem('codes = "LOGIN"');
     t.equal(unknown.code, 'HQL-001', 'unknown field');
     t.match(unknown.message, /unknown field "codes" \(did you mean "code"/);

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { ProblemError } from '../../../core/errors/index.js';
 import { applyQuery, parseQuery, queryDictionary } from '../../../core/query/index.js';
 import { REQUEST_LANGUAGE, REQUEST_STATUSES, RequestStore, type NewRequest, type RequestObject, type RequestPatch } from '../../../core/requests/index.js';
 import { onMysql } from '../../helpers/database.js';
 import { bootKernel } from '../../helpers/kernel.js';
+import { queryProblem } from '../../helpers/query-problem.js';
 
 /**
  * HRQL end to end: requests written through the RequestStore (its clock spreading registrations and
@@ -211,15 +211,7 @@ t.test('HRQL over the requests tables', async (t) => {
   });
 
   t.test('errors', async (t) => {
-    const problem = (query: string): ProblemError => {
-      try {
-        applyQuery(knex('requests'), parseQuery(query, REQUEST_LANGUAGE), REQUEST_LANGUAGE, { knex, now: NOW, table: 'requests' });
-      } catch (err) {
-        if (err instanceof ProblemError) return err;
-        throw err;
-      }
-      throw new Error(`${query} did not fail`);
-    };
+    const problem = queryProblem(knex, REQUEST_LANGUAGE, NOW);
     const unknown = problem('requestor = "alice"');
     t.equal(unknown.code, 'HQL-001', 'unknown field');
     t.match(unknown.message, /unknown field "requestor" \(did you mean "requester"/);
