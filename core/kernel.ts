@@ -29,6 +29,10 @@ import { SecurityCore } from './security/index.js';
 import { registerPkiRoutes } from './pki/index.js';
 import { createInventory, registerInventoryRoutes } from './inventory/index.js';
 import { hostname } from 'node:os';
+import { registerEventRoutes } from './events/routes/index.js';
+import { registerIntegrity } from './events/integrity/index.js';
+import { registerTriggers } from './triggers/index.js';
+import type { CoreServices } from './services.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -165,6 +169,10 @@ export class Kernel {
       const inventory = createInventory({ knex: db.knex, clock, events, logger: logger.child({ component: 'inventory' }) });
       container.register({ inventory: asValue(inventory) });
       await registerInventoryRoutes(app, inventory);
+      const services: CoreServices = { config, knex: db.knex, engine: db.engine, clock, events, logger, scheduler, secrets, provided, plugins, inventory };
+      await registerEventRoutes(app, services);
+      await registerIntegrity(app, services);
+      await registerTriggers(app, services);
 
       if (!options.withoutPlugins) await plugins.load();
       for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);

@@ -20,6 +20,12 @@ export interface CertwrightConfig {
   allowedHosts: string[];
   certwright: { endpoints: EndpointEntry[] | null };
   scheduler: { enabled: boolean; processEveryMs: number; lockLifetimeMs: number; stopTimeoutMs: number };
+  events: { checkpoint: { everyEvents: number; everyMinutes: number } };
+  triggers: {
+    dispatchEveryMs: number;
+    delivery: { retries: number; initialDelayMs: number; maxDelayMs: number; timeoutMs: number };
+    expiryScan: { every: string };
+  };
   security: {
     /** Secret of the `administrator` account created on the first start; generated when null. */
     adminSecret: string | null;

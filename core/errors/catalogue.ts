@@ -1,4 +1,7 @@
 import { DISCOVERY_ERRORS } from '../discovery/errors.js';
+import { EVENT_ERRORS } from '../events/errors.js';
+import { INTEGRITY_ERRORS } from '../events/integrity/errors.js';
+import { TRIGGER_ERRORS } from '../triggers/errors.js';
 import { INVENTORY_ERRORS } from '../inventory/errors.js';
 import { PKI_ERRORS } from '../pki/errors.js';
 import { QUERY_ERRORS } from '../query/errors.js';
@@ -58,6 +61,12 @@ export const ERROR_CATALOGUE = {
   ...INVENTORY_ERRORS,
   // Discovery events (core/discovery/errors.ts).
   ...DISCOVERY_ERRORS,
+  // Events API and analytics (core/events/errors.ts).
+  ...EVENT_ERRORS,
+  // Event integrity and checkpoints (core/events/integrity/errors.ts).
+  ...INTEGRITY_ERRORS,
+  // Triggers (core/triggers/errors.ts).
+  ...TRIGGER_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

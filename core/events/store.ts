@@ -58,52 +58,73 @@ const fromRow = (r: EventRow): StoredEvent => ({
  * concurrent writers, in one process or several, extend one unbroken chain.
  */
 export class EventStore {
+  /**
+   * Called after each append is committed (trigger dispatch nudges itself with it). A listener only
+   * hints: whoever reacts to events reads them from the table, so a missed call loses nothing.
+   */
+  readonly appended = new Set<(event: StoredEvent) => void>();
+
   constructor(
     private readonly knex: Knex,
     private readonly engine: DatabaseEngine,
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async append(input: NewEventInput): Promise<StoredEvent> {
-    const payload = JSON.stringify(input.payload ?? {});
-    return this.knex.transaction(async (trx) => {
-      const headQuery = trx('event_chain').where({ id: 1 }).first('seq', 'hash');
-      const head = (await (this.engine === 'mysql' ? headQuery.forUpdate() : headQuery)) as { seq: number | string; hash: string } | undefined;
-      if (!head) throw new Error('event chain head is missing: migrations not applied');
-      const createdAt = this.clock();
-      const fields: ChainedFields = {
-        id: newId(createdAt),
-        seq: Number(head.seq) + 1,
-        tenant: input.tenant,
-        code: input.code,
-        module: input.module,
-        status: input.status,
-        principal: input.principal ?? null,
-        objectType: input.objectType ?? null,
-        objectId: input.objectId ?? null,
-        payload,
-        createdAt,
-        prevHash: head.hash,
+  /**
+   * Appends one event. With `trx`, inside the caller's transaction: the event exists only if the caller's
+   * other writes do (an expiry notice and its event, say), and the chain head stays locked until it ends.
+   */
+  async append(input: NewEventInput, options: { trx?: Knex.Transaction } = {}): Promise<StoredEvent> {
+    const { trx } = options;
+    const stored = await (trx ? this.write(trx, input) : this.knex.transaction((t) => this.write(t, input)));
+    if (this.appended.size > 0) {
+      const notify = () => {
+        for (const listener of this.appended) listener(stored);
       };
-      const hash = eventHash(fields);
-      await trx('events').insert({
-        id: fields.id,
-        seq: fields.seq,
-        tenant: fields.tenant,
-        code: fields.code,
-        module: fields.module,
-        status: fields.status,
-        principal: fields.principal,
-        object_type: fields.objectType,
-        object_id: fields.objectId,
-        payload,
-        created_at: createdAt,
-        prev_hash: fields.prevHash,
-        hash,
-      });
-      await trx('event_chain').where({ id: 1 }).update({ seq: fields.seq, hash });
-      return { ...fields, hash };
+      if (trx) trx.executionPromise.then(notify, () => undefined);
+      else notify();
+    }
+    return stored;
+  }
+
+  private async write(trx: Knex.Transaction, input: NewEventInput): Promise<StoredEvent> {
+    const payload = JSON.stringify(input.payload ?? {});
+    const headQuery = trx('event_chain').where({ id: 1 }).first('seq', 'hash');
+    const head = (await (this.engine === 'mysql' ? headQuery.forUpdate() : headQuery)) as { seq: number | string; hash: string } | undefined;
+    if (!head) throw new Error('event chain head is missing: migrations not applied');
+    const createdAt = this.clock();
+    const fields: ChainedFields = {
+      id: newId(createdAt),
+      seq: Number(head.seq) + 1,
+      tenant: input.tenant,
+      code: input.code,
+      module: input.module,
+      status: input.status,
+      principal: input.principal ?? null,
+      objectType: input.objectType ?? null,
+      objectId: input.objectId ?? null,
+      payload,
+      createdAt,
+      prevHash: head.hash,
+    };
+    const hash = eventHash(fields);
+    await trx('events').insert({
+      id: fields.id,
+      seq: fields.seq,
+      tenant: fields.tenant,
+      code: fields.code,
+      module: fields.module,
+      status: fields.status,
+      principal: fields.principal,
+      object_type: fields.objectType,
+      object_id: fields.objectId,
+      payload,
+      created_at: createdAt,
+      prev_hash: fields.prevHash,
+      hash,
     });
+    await trx('event_chain').where({ id: 1 }).update({ seq: fields.seq, hash });
+    return { ...fields, hash };
   }
 
   async get(tenant: string, id: string): Promise<StoredEvent | undefined> {

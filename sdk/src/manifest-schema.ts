@@ -31,6 +31,7 @@ export const manifestSchema = {
     capability: { description: 'Protocols only: the host capability their routes belong to.', type: 'string', enum: [...CAPABILITIES] },
     license: { description: 'Licence module that must be granted for the plugin to run.', type: 'string', minLength: 1 },
     configSchema: { description: "JSON Schema of one instance's configuration; secret fields carry \"x-secret\": true.", type: 'object' },
+    targetSchema: { description: "Trigger channels only: JSON Schema of a trigger's target; secret fields carry \"x-secret\": true.", type: 'object' },
     multiInstance: { type: 'boolean' },
     egress: {
       description: 'Hosts the plugin may reach through the context HTTP client ("*.example.com" allowed).',

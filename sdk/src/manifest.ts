@@ -12,6 +12,8 @@ export interface PluginManifest {
   capability?: Capability;
   license?: string;
   configSchema?: Record<string, unknown>;
+  /** Trigger channels only: JSON Schema of a trigger's `target` for this channel (secret fields carry "x-secret": true). */
+  targetSchema?: Record<string, unknown>;
   multiInstance?: boolean;
   egress?: string[];
   migrations?: string;

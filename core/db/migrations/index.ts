@@ -9,6 +9,9 @@ import { exactStrings0007 } from './0007_exact_strings.js';
 import { requests0008 } from './0008_requests.js';
 import { discoveryEvents0009 } from './0009_discovery_events.js';
 import { certificateDocuments0010 } from './0010_certificate_documents.js';
+import { eventIntegrity0011 } from './0011_event_integrity.js';
+import { triggers0012 } from './0012_triggers.js';
+import { eventAnalytics0013 } from './0013_event_analytics.js';
 
 /** Core migrations in order. Append only: never edit one that has shipped. */
-export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010];
+export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013];

@@ -1,0 +1,25 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { CertwrightConfig } from './config/index.js';
+import type { DatabaseEngine } from './db/connection.js';
+import type { EventStore } from './events/store.js';
+import type { InventoryContext } from './inventory/index.js';
+import type { PluginManager } from './plugins/manager.js';
+import type { ProvidedServices } from './plugins/provided.js';
+import type { Scheduler } from './scheduler/scheduler.js';
+import type { SecretBox } from './secrets/index.js';
+
+/** What the kernel hands the domain modules that register after the inventory (events API, integrity, triggers). */
+export interface CoreServices {
+  config: CertwrightConfig;
+  knex: Knex;
+  engine: DatabaseEngine;
+  clock: () => number;
+  events: EventStore;
+  logger: Logger;
+  scheduler: Scheduler;
+  secrets: SecretBox;
+  provided: ProvidedServices;
+  plugins: PluginManager;
+  inventory: InventoryContext;
+}
