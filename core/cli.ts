@@ -6,6 +6,11 @@ import { validatePluginFolder } from './plugins/validate-folder.js';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PROJECT_ROOT } from './kernel.js';
+import { bundleOutput, verifyBundleFile } from './events/bundle/cli.js';
+import { BrokenRangeError, exportBundle } from './events/bundle/export.js';
+import { BundleRangeError, parseBound, resolveRange, type RangeBound } from './events/bundle/range.js';
+import { abandonedAfterMs } from './events/integrity/index.js';
+import { createIntegrityServices } from './events/integrity/services.js';
 
 /** A bad configuration is one line on stderr naming the key and the reason, and exit code 2. */
 function configOrExit(): CertwrightConfig {
@@ -112,12 +117,72 @@ async function docs(options: { check?: boolean }): Promise<void> {
   process.stdout.write(stale.length ? `wrote ${stale.join(', ')}\n` : 'docs up to date\n');
 }
 
+/** `events export`: a proof bundle of a range of the event chain (core/events/bundle), read with the normal config. */
+async function eventsExport(options: { from?: string; to?: string; out?: string }): Promise<void> {
+  const config = configOrExit();
+  let from: RangeBound | undefined;
+  let to: RangeBound | undefined;
+  try {
+    from = options.from === undefined ? undefined : parseBound(options.from, '--from');
+    to = options.to === undefined ? undefined : parseBound(options.to, '--to');
+  } catch (err) {
+    process.stderr.write(`certwright: ${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'silent' } }, startPlugins: false });
+  try {
+    const { knex } = kernel.db;
+    const integrity = createIntegrityServices({ knex, events: kernel.events, secrets: kernel.secrets, clock: Date.now, abandonedAfterMs: abandonedAfterMs(config.scheduler.lockLifetimeMs) });
+    const range = await resolveRange(knex, (await kernel.events.head()).seq, from, to);
+    const output = bundleOutput(options.out);
+    try {
+      const summary = await exportBundle(integrity, range, output.stream);
+      await output.commit();
+      const line = `exported ${summary.events} events, seq ${summary.from}..${summary.to}, ${summary.checkpoints} checkpoints, key ${summary.keys.join(', ')}`;
+      if (options.out === undefined) process.stderr.write(`${line}\n`);
+      else process.stdout.write(`${line} to ${options.out}\n`);
+    } catch (err) {
+      await output.abort();
+      throw err;
+    }
+  } catch (err) {
+    if (!(err instanceof BundleRangeError || err instanceof BrokenRangeError)) throw err;
+    process.stderr.write(`certwright: ${err.message}\n`);
+    process.exitCode = err instanceof BundleRangeError ? 2 : 1;
+  } finally {
+    await kernel.stop();
+  }
+}
+
+/** `events verify`: checks a proof bundle with no database. */
+function eventsVerify(bundle: string, options: { key?: string }): void {
+  const { exitCode, output } = verifyBundleFile(bundle, options.key);
+  // The verdict (OK or BROKEN) is the answer: stdout; an unreadable bundle or key is an error: stderr.
+  (exitCode === 2 ? process.stderr : process.stdout).write(`${output}\n`);
+  process.exitCode = exitCode;
+}
+
 const program = new Command('certwright').description('Certwright certificate lifecycle management').showHelpAfterError();
 program.command('serve').description('run the service (the default of npm start)').action(serve);
 program.command('migrate').description('apply database migrations (core and plugins) and exit').action(migrate);
 const plugins = program.command('plugins').description('inspect plugins');
 plugins.command('list').description('list discovered plugins and their state').option('--json', 'machine-readable output').action(listPlugins);
-program.command('docs').description('regenerate docs/openapi.json and docs/plugins.md').option('--check', 'exit 1 if they are stale').action(docs);
+program.command('docs').description('regenerate docs/openapi.json, docs/plugins.md and docs/events.md').option('--check', 'exit 1 if they are stale').action(docs);
 plugins.command('validate').argument('<dir>', 'plugin folder (with manifest.json)').description("check a plugin folder's manifest and entry").action(validatePlugin);
+const events = program.command('events').description('the event chain: proof bundles');
+events
+  .command('export')
+  .description('write a proof bundle of a range of the event chain (events, checkpoints, public keys)')
+  .option('--from <seq|date>', 'first event: a seq or an ISO 8601 date (default: the first event)')
+  .option('--to <seq|date>', 'last event: a seq or an ISO 8601 date (default: the chain head)')
+  .option('--out <file>', 'write the bundle to this file (default: stdout)')
+  .action(eventsExport);
+events
+  .command('verify')
+  .argument('<bundle>', 'proof bundle file (from events export)')
+  .option('--key <file>', 'the trusted public key (PEM); without it the bundled key is trusted')
+  .description('check a proof bundle with no database: hashes, links, checkpoint signatures')
+  .action(eventsVerify);
 
 await program.parseAsync(process.argv);

@@ -8,6 +8,7 @@ import { Kernel, PROJECT_ROOT } from '../kernel.js';
 import { discoverPlugins } from '../plugins/discover.js';
 import { readManifest } from '../plugins/manifest.js';
 import { secretFields } from '../plugins/instances.js';
+import { eventCodeReference } from './event-codes.js';
 
 /** The generated reference files, by path relative to the project root. */
 export type GeneratedDocs = Record<string, string>;
@@ -57,6 +58,7 @@ export async function generateDocs(): Promise<GeneratedDocs> {
     return {
       'docs/openapi.json': `${JSON.stringify(openapi, null, 2)}\n`,
       'docs/plugins.md': pluginReference(manifests),
+      'docs/events.md': eventCodeReference(),
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

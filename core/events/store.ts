@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DatabaseEngine } from '../db/connection.js';
 import { newId } from '../db/ids.js';
-import { eventHash, GENESIS_HASH, type ChainedFields } from './chain.js';
+import { ChainWalker, eventHash, type ChainedFields, type HashedEvent } from './chain.js';
 
 export type EventStatus = 'success' | 'failure' | 'warning';
 
@@ -16,9 +16,8 @@ export interface NewEventInput {
   payload?: Record<string, unknown>;
 }
 
-export interface StoredEvent extends ChainedFields {
-  hash: string;
-}
+/** An event as stored: its chained fields and its hash. */
+export type StoredEvent = HashedEvent;
 
 interface EventRow {
   id: string;
@@ -54,8 +53,8 @@ const fromRow = (r: EventRow): StoredEvent => ({
 
 /**
  * The append-only event store. Each event carries the hash of the previous one; appends take a lock on
- * the single chain-head row (SELECT … FOR UPDATE on MySQL; SQLite serialises writers itself), so
- * concurrent writers, in one process or several, extend one unbroken chain.
+ * the single chain-head row (SELECT … FOR UPDATE on MySQL; on SQLite a write to it first takes the
+ * database's write lock), so concurrent writers, in one process or several, extend one unbroken chain.
  */
 export class EventStore {
   /**
@@ -89,6 +88,10 @@ export class EventStore {
 
   private async write(trx: Knex.Transaction, input: NewEventInput): Promise<StoredEvent> {
     const payload = JSON.stringify(input.payload ?? {});
+    // SQLite: take the write lock before reading the head. A transaction that reads first holds a snapshot,
+    // and when another process commits meanwhile its first write fails at once (SQLITE_BUSY_SNAPSHOT)
+    // instead of waiting; a write first waits (busy_timeout) and then reads the newest head.
+    if (this.engine === 'sqlite') await trx('event_chain').where({ id: 1 }).update({ seq: trx.raw('??', ['seq']) });
     const headQuery = trx('event_chain').where({ id: 1 }).first('seq', 'hash');
     const head = (await (this.engine === 'mysql' ? headQuery.forUpdate() : headQuery)) as { seq: number | string; hash: string } | undefined;
     if (!head) throw new Error('event chain head is missing: migrations not applied');
@@ -132,32 +135,46 @@ export class EventStore {
     return row ? fromRow(row) : undefined;
   }
 
+  /** The chain head: the last appended seq and hash (seq 0 and the genesis hash before any event). */
+  async head(): Promise<{ seq: number; hash: string }> {
+    const head = (await this.knex('event_chain').where({ id: 1 }).first('seq', 'hash')) as { seq: number | string; hash: string } | undefined;
+    if (!head) throw new Error('event chain head is missing: migrations not applied');
+    return { seq: Number(head.seq), hash: head.hash };
+  }
+
+  /** Up to `limit` events with seq > afterSeq (and <= toSeq), in seq order: the bounded page of every chain walk. */
+  async page(afterSeq: number, limit: number, toSeq = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    const rows = (await this.knex('events').where('seq', '>', afterSeq).andWhere('seq', '<=', toSeq).orderBy('seq').limit(limit)) as EventRow[];
+    return rows.map(fromRow);
+  }
+
+  /** The events at these seqs (checkpoint checks), by seq. */
+  async atSeqs(seqs: readonly number[]): Promise<Map<number, StoredEvent>> {
+    if (seqs.length === 0) return new Map();
+    const rows = (await this.knex('events').whereIn('seq', seqs)) as EventRow[];
+    return new Map(rows.map((r) => [Number(r.seq), fromRow(r)]));
+  }
+
   /**
    * Walks the chain in seq order in bounded pages and answers the first broken link, if any: a hash that
    * does not match the fields, a prev_hash that does not match the previous event, a gap in seq, or a
-   * head that does not match the last event (a removed tail).
+   * head that does not match the last event (a removed tail). The integrity job (core/events/integrity)
+   * does the same walk with progress and the signed checkpoints.
    */
   async verify(pageSize = 1000): Promise<{ ok: true; count: number } | { ok: false; count: number; seq: number; id: string | null; reason: string }> {
-    let prevHash = GENESIS_HASH;
-    let expectedSeq = 1;
-    let count = 0;
+    const walker = new ChainWalker();
     for (;;) {
-      const rows = (await this.knex('events').where('seq', '>=', expectedSeq).orderBy('seq').limit(pageSize)) as EventRow[];
-      for (const row of rows) {
-        const event = fromRow(row);
-        if (event.seq !== expectedSeq) return { ok: false, count, seq: expectedSeq, id: null, reason: `event ${expectedSeq} is missing` };
-        if (event.prevHash !== prevHash) return { ok: false, count, seq: event.seq, id: event.id, reason: 'previous hash does not match' };
-        const { hash, ...fields } = event;
-        if (eventHash(fields) !== hash) return { ok: false, count, seq: event.seq, id: event.id, reason: 'event content does not match its hash' };
-        prevHash = hash;
-        expectedSeq++;
-        count++;
+      const events = await this.page(walker.last.seq, pageSize);
+      for (const event of events) {
+        const broken = walker.next(event);
+        if (broken) return { ok: false, count: walker.checked, ...broken };
       }
-      if (rows.length < pageSize) break;
+      if (events.length < pageSize) break;
     }
-    const head = (await this.knex('event_chain').where({ id: 1 }).first('seq', 'hash')) as { seq: number | string; hash: string };
-    if (Number(head.seq) !== count || head.hash !== prevHash) {
-      return { ok: false, count, seq: count + 1, id: null, reason: `chain head is at ${Number(head.seq)} but the events end at ${count}` };
+    const count = walker.checked;
+    const head = await this.head();
+    if (head.seq !== count || head.hash !== walker.last.hash) {
+      return { ok: false, count, seq: count + 1, id: null, reason: `chain head is at ${head.seq} but the events end at ${count}` };
     }
     return { ok: true, count };
   }

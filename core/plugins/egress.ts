@@ -1,4 +1,17 @@
-import { EgressDeniedError, type EgressHttpClient } from '@certwright/sdk';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import {
+  EgressDeniedError,
+  PermanentError,
+  TransientError,
+  egressPolicyFrom,
+  type ConfiguredRequest,
+  type ConfiguredResponse,
+  type EgressHttpClient,
+  type EgressPolicy,
+} from '@certwright/sdk';
 
 /** `example.com` matches itself; `*.example.com` matches any name below it (not the apex). */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
@@ -19,5 +32,260 @@ export function egressClient(pluginId: string, allowed: readonly string[]): Egre
       }
       return fetch(target, init);
     },
+    fetchConfigured: (url, request, policy) => fetchConfigured(url, request, egressPolicyFrom(policy)),
   };
+}
+
+// ---- Address classes refused for administrator-configured destinations ----
+
+type Family = 'ipv4' | 'ipv6';
+interface AddressClass {
+  label: string;
+  /** Refused even when the policy allows private networks. */
+  always: boolean;
+  list: BlockList;
+}
+
+function addressClass(label: string, always: boolean, subnets: [string, number, Family][]): AddressClass {
+  const list = new BlockList();
+  for (const [net, prefix, family] of subnets) list.addSubnet(net, prefix, family);
+  return { label, always, list };
+}
+
+// Order matters: the metadata hosts sit inside the link-local, CGNAT and unique-local ranges.
+const ADDRESS_CLASSES: AddressClass[] = [
+  addressClass('a cloud metadata address', true, [
+    ['169.254.169.254', 32, 'ipv4'],
+    ['169.254.170.2', 32, 'ipv4'],
+    ['100.100.100.200', 32, 'ipv4'],
+    ['fd00:ec2::254', 128, 'ipv6'],
+  ]),
+  addressClass('an unspecified address', true, [
+    ['0.0.0.0', 8, 'ipv4'],
+    ['::', 128, 'ipv6'],
+  ]),
+  addressClass('a multicast or reserved address', true, [
+    ['224.0.0.0', 4, 'ipv4'],
+    ['240.0.0.0', 4, 'ipv4'],
+    ['ff00::', 8, 'ipv6'],
+  ]),
+  addressClass('a loopback address', false, [
+    ['127.0.0.0', 8, 'ipv4'],
+    ['::1', 128, 'ipv6'],
+  ]),
+  addressClass('a private address', false, [
+    ['10.0.0.0', 8, 'ipv4'],
+    ['172.16.0.0', 12, 'ipv4'],
+    ['192.168.0.0', 16, 'ipv4'],
+    ['192.0.0.0', 24, 'ipv4'],
+    ['198.18.0.0', 15, 'ipv4'],
+    ['fec0::', 10, 'ipv6'],
+  ]),
+  addressClass('a link-local address', false, [
+    ['169.254.0.0', 16, 'ipv4'],
+    ['fe80::', 10, 'ipv6'],
+  ]),
+  addressClass('a carrier-grade NAT address', false, [['100.64.0.0', 10, 'ipv4']]),
+  addressClass('a unique-local address', false, [['fc00::', 7, 'ipv6']]),
+];
+
+/** The 16 bytes of an IPv6 address (zone id dropped, a trailing dotted quad allowed). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.split('%')[0]!.toLowerCase();
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.flatMap((g) => {
+    const v = parseInt(g || '0', 16);
+    return [v >> 8, v & 0xff];
+  });
+}
+
+/** IPv4 carried inside an IPv6 address (mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16). */
+function embeddedIpv4(address: string): string | null {
+  const b = ipv6Bytes(address);
+  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return b.slice(12).join('.');
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return b.slice(12).join('.');
+  if (b[0] === 0x20 && b[1] === 0x02) return b.slice(2, 6).join('.');
+  return null;
+}
+
+/** What a destination address is, when it is not a public unicast address. */
+export function classifyAddress(address: string): { label: string; always: boolean } | null {
+  const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
+  const version = isIP(bare);
+  if (version === 0) return { label: 'not an IP address', always: true };
+  if (version === 6) {
+    const inner = embeddedIpv4(bare);
+    if (inner) {
+      const found = classifyAddress(inner);
+      return found ? { label: `${found.label} (inside the IPv6 address)`, always: found.always } : null;
+    }
+  }
+  const family: Family = version === 4 ? 'ipv4' : 'ipv6';
+  const hit = ADDRESS_CLASSES.find((c) => c.list.check(bare, family));
+  return hit ? { label: hit.label, always: hit.always } : null;
+}
+
+// ---- The checked request ----
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+export type Resolve = (host: string) => Promise<ResolvedAddress[]>;
+
+const systemResolve: Resolve = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+/** The checks that need no network: scheme, credentials, host pattern. Answers the URL or throws EgressDeniedError. */
+export function checkConfiguredUrl(raw: string, policy: EgressPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new EgressDeniedError('the destination is not a valid URL');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
+    throw new EgressDeniedError(
+      url.protocol === 'http:' ? `http://${url.hostname} refused: this channel's egress policy requires https (allowHttp is false)` : `scheme ${url.protocol} refused: only https${policy.allowHttp ? ' and http' : ''}`,
+    );
+  }
+  if (url.username || url.password) throw new EgressDeniedError('credentials in the URL are refused; put them in headers');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!policy.allowedHosts.includes('*') && !hostAllowed(host, policy.allowedHosts)) {
+    throw new EgressDeniedError(`host ${host} refused: not in this channel's allowedHosts`);
+  }
+  return url;
+}
+
+/** Resolves the host once and refuses it when any address it resolves to is not allowed. */
+export async function resolveChecked(host: string, policy: EgressPolicy, resolve: Resolve = systemResolve): Promise<ResolvedAddress[]> {
+  const literal = isIP(host);
+  let addresses: ResolvedAddress[];
+  if (literal) {
+    addresses = [{ address: host, family: literal }];
+  } else {
+    try {
+      addresses = await resolve(host);
+    } catch (err) {
+      throw new TransientError(`host ${host} did not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    if (!addresses.length) throw new TransientError(`host ${host} did not resolve`);
+  }
+  for (const { address } of addresses) {
+    const found = classifyAddress(address);
+    if (found && (found.always || !policy.allowPrivateNetworks)) {
+      const why = found.always ? 'never reachable from channels' : "private networks are not allowed by this channel's egress policy";
+      throw new EgressDeniedError(`host ${host} refused: ${address} is ${found.label}; ${why}`);
+    }
+  }
+  return addresses;
+}
+
+/**
+ * A lookup that answers only the already-checked addresses, so the socket cannot go elsewhere (no DNS
+ * rebinding between the check and the connection). With `all` (Happy Eyeballs) it gets every checked address.
+ */
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  const first = addresses[0]!;
+  return (_host, options, callback) => {
+    if (options.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, addresses.map(({ address, family }) => ({ address, family })));
+    else callback(null, first.address, first.family);
+  };
+}
+
+/**
+ * fetchConfigured for the context HTTP client. The deadline covers resolution, connection and the answer.
+ * Error messages name the host only: a webhook URL's path and query are often its credential.
+ */
+export async function fetchConfigured(raw: string, request: ConfiguredRequest, policy: EgressPolicy, resolve: Resolve = systemResolve): Promise<ConfiguredResponse> {
+  const url = checkConfiguredUrl(raw, policy);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), policy.timeoutMs);
+  const timedOut = () => new TransientError(`host ${host}: no answer within ${policy.timeoutMs} ms`);
+  try {
+    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(timedOut()), { once: true }));
+    aborted.catch(() => undefined);
+    const addresses = await Promise.race([resolveChecked(host, policy, resolve), aborted]);
+    return await send(url, host, addresses, request, policy, controller.signal, timedOut);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function send(
+  url: URL,
+  host: string,
+  pinned: ResolvedAddress[],
+  request: ConfiguredRequest,
+  policy: EgressPolicy,
+  signal: AbortSignal,
+  timedOut: () => Error,
+): Promise<ConfiguredResponse> {
+  return new Promise((resolvePromise, reject) => {
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(signal.aborted ? timedOut() : err);
+    };
+    const body = request.body === undefined ? undefined : typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : Buffer.from(request.body);
+    const headers: Record<string, string> = { ...request.headers };
+    if (body) headers['content-length'] = String(body.length);
+    let req: http.ClientRequest;
+    try {
+      req = (url.protocol === 'https:' ? https : http).request({
+        protocol: url.protocol,
+        hostname: host,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: request.method ?? (body ? 'POST' : 'GET'),
+        headers,
+        // A fresh connection each time: a pooled socket could be one opened to another address.
+        agent: false,
+        lookup: pinnedLookup(pinned),
+        signal,
+      });
+    } catch (err) {
+      // Invalid header names or values: asking again will not help.
+      return fail(new PermanentError(`invalid request: ${(err as Error).message}`));
+    }
+    req.on('error', (err: NodeJS.ErrnoException) => fail(new TransientError(`host ${host}: ${err.code ?? err.message}`)));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        const answerHeaders: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+        resolvePromise({ status: res.statusCode ?? 0, headers: answerHeaders, body: Buffer.concat(chunks).toString('utf8'), truncated });
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        const room = policy.maxResponseBytes - size;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          truncated = true;
+          finish();
+          res.destroy();
+          return;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on('end', finish);
+      res.on('error', (err: NodeJS.ErrnoException) => fail(new TransientError(`host ${host}: ${err.code ?? err.message}`)));
+    });
+    req.end(body);
+  });
 }

@@ -8,6 +8,7 @@ import type { ProtocolPlugin } from './contracts/protocol.js';
 import type { StorageBackend } from './contracts/storage.js';
 import type { ThirdPartyConnector } from './contracts/third-party-connector.js';
 import type { CertwrightEvent, TriggerChannel } from './contracts/trigger-channel.js';
+import type { ConfiguredRequest, ConfiguredResponse, EgressPolicy } from './egress-policy.js';
 
 /** The logging surface plugins get (a pino child logger bound to the plugin id). */
 export interface PluginLogger {
@@ -44,6 +45,14 @@ export interface PluginRegistries {
 /** HTTP client that only reaches the hosts named in the manifest's `egress`. */
 export interface EgressHttpClient {
   fetch(url: string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * A request to a URL an administrator configured (webhook, chat incoming webhook), outside the manifest's
+   * `egress`: checked against `policy` (missing fields at DEFAULT_EGRESS_POLICY), resolved once, every
+   * resolved address checked, the connection pinned to the checked address, no redirect followed.
+   * Rejects with EgressDeniedError when refused (do not retry) and TransientError on network failures and
+   * timeouts; any HTTP status resolves.
+   */
+  fetchConfigured(url: string, request: ConfiguredRequest, policy?: Partial<EgressPolicy>): Promise<ConfiguredResponse>;
 }
 
 /** Key-value store scoped to the plugin and the tenant. Values are JSON. */

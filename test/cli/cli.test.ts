@@ -67,7 +67,16 @@ t.test('plugins list shows the built-in plugins with their state', async (t) => 
   const listed = JSON.parse(json.stdout) as { id: string; kind: string; state: string }[];
   t.same(
     listed.map((p) => `${p.id} ${p.kind} ${p.state}`).sort(),
-    ['acme-upstream pki-connector ready', 'identity-local identity-provider ready', 'trigger-log trigger-channel ready'],
+    [
+      'acme-upstream pki-connector ready',
+      'identity-local identity-provider ready',
+      'trigger-email trigger-channel ready',
+      'trigger-log trigger-channel ready',
+      'trigger-mattermost trigger-channel ready',
+      'trigger-slack trigger-channel ready',
+      'trigger-teams trigger-channel ready',
+      'trigger-webhook trigger-channel ready',
+    ],
   );
 });
 

@@ -1,0 +1,181 @@
+import type { EventStatus } from './store.js';
+import { LIFECYCLE_EVENT_CODES } from './codes.js';
+
+/**
+ * Every event code the platform raises, in one place (docs/events.md is generated from it). An event is
+ * `{code, module, status, principal?, objectType?, objectId?, payload}`; the entry says which module
+ * raises it, with which statuses, about what object, and what its payload carries.
+ *
+ * test/core/events/codes.test.ts scans core/ for codes that are raised but missing here. Plugins raise
+ * their own codes (module = the plugin's id); they are documented with the plugin.
+ */
+export interface EventCodeEntry {
+  code: string;
+  module: string;
+  description: string;
+  statuses: readonly EventStatus[];
+  /** `objectType` of the events; objectId then names the object (its name or _id). */
+  objectType: string | null;
+  /** Payload member → what it holds. */
+  payload: Readonly<Record<string, string>>;
+  /** Reserved for the lifecycle workflows (triggers already react to it): not raised by this version. */
+  reserved?: boolean;
+}
+
+const none = {} as const;
+
+/** Security objects changed through the API: the principal is who changed them. */
+const securityChange = (code: string, objectType: string, what: string, payload: Record<string, string>): EventCodeEntry => ({
+  code,
+  module: 'security',
+  description: what,
+  statuses: ['success'],
+  objectType,
+  payload,
+});
+
+const L = LIFECYCLE_EVENT_CODES;
+
+export const EVENT_CATALOGUE: readonly EventCodeEntry[] = [
+  // Certificates (inventory, request workflows, expiry, discovery).
+  {
+    code: L.imported,
+    module: 'inventory',
+    description: 'A certificate was imported into the inventory (POST /api/v1/certificates/)',
+    statuses: ['success'],
+    objectType: 'certificate',
+    payload: { thumbprint: 'SHA-1 thumbprint (hex)', dn: 'Subject DN', profile: 'Profile, or null' },
+  },
+  {
+    code: L.expiring,
+    module: 'triggers',
+    description: 'A certificate came within an expiry threshold of a trigger (the expiry scan raises it once per threshold)',
+    statuses: ['warning'],
+    objectType: 'certificate',
+    payload: { thresholdDays: 'The threshold reached, in days', notAfter: 'End of validity (epoch ms)' },
+  },
+  { code: L.issued, module: 'webra', description: 'A certificate was issued by a request workflow', statuses: ['success', 'failure'], objectType: 'certificate', payload: none, reserved: true },
+  { code: L.renewed, module: 'webra', description: 'A certificate was renewed', statuses: ['success', 'failure'], objectType: 'certificate', payload: none, reserved: true },
+  { code: L.revoked, module: 'webra', description: 'A certificate was revoked', statuses: ['success', 'failure'], objectType: 'certificate', payload: none, reserved: true },
+  { code: L.discovered, module: 'discovery', description: 'Discovery found a certificate new to the inventory', statuses: ['success'], objectType: 'certificate', payload: none, reserved: true },
+  { code: L.requestPending, module: 'webra', description: 'A request awaits approval', statuses: ['success'], objectType: 'request', payload: none, reserved: true },
+  { code: L.requestApproved, module: 'webra', description: 'A request was approved', statuses: ['success'], objectType: 'request', payload: none, reserved: true },
+  { code: L.requestDenied, module: 'webra', description: 'A request was denied', statuses: ['success'], objectType: 'request', payload: none, reserved: true },
+  { code: L.dcvFailure, module: 'dcv', description: 'Domain control validation failed', statuses: ['failure'], objectType: 'certificate', payload: none, reserved: true },
+  // Labels.
+  ...(['CREATED', 'UPDATED'] as const).map(
+    (verb): EventCodeEntry => ({
+      code: `LABEL-${verb}`,
+      module: 'inventory',
+      description: `A certificate label definition was ${verb.toLowerCase()} (/api/v1/certificate/labels/)`,
+      statuses: ['success'],
+      objectType: 'label',
+      payload: { regex: 'The regular expression values must match, or null' },
+    }),
+  ),
+  { code: 'LABEL-DELETED', module: 'inventory', description: 'A certificate label definition was deleted', statuses: ['success'], objectType: 'label', payload: none },
+  // PKI: certificate authorities and their CRLs.
+  ...(['CREATE', 'UPDATE', 'DELETE'] as const).map(
+    (kind): EventCodeEntry => ({
+      code: `CA-${kind}`,
+      module: 'pki',
+      description: `A certificate authority was ${kind === 'CREATE' ? 'imported' : `${kind.toLowerCase()}d`} (/api/v1/cas/)`,
+      statuses: ['success'],
+      objectType: 'ca',
+      payload: { dn: 'Subject DN of the CA', thumbprint: 'SHA-1 thumbprint (hex)', trusted: 'Trusted as a chain anchor', trustedForClientAuthentication: 'Trusted for client certificate logins' },
+    }),
+  ),
+  {
+    code: 'CRL-UPDATE',
+    module: 'pki',
+    description: 'A new CRL of a CA was downloaded, verified and cached',
+    statuses: ['success'],
+    objectType: 'ca',
+    payload: { url: 'Where it was downloaded from', crlNumber: 'CRL number', entries: 'Revoked serials listed', nextUpdate: 'nextUpdate of the CRL (epoch ms)' },
+  },
+  {
+    code: 'CRL-REFUSED',
+    module: 'pki',
+    description: 'A downloaded CRL was refused (wrong signer, older than the cached one): the cached CRL is kept',
+    statuses: ['failure'],
+    objectType: 'ca',
+    payload: { url: 'Where it was downloaded from', error: 'Why it was refused' },
+  },
+  // Scheduled tasks.
+  {
+    code: 'SCHEDULED-TASK-RUN',
+    module: 'scheduler',
+    description: 'A scheduled task ran (on its schedule, or on GET /api/v1/scheduler/tasks/:key/run)',
+    statuses: ['success', 'failure', 'warning'],
+    objectType: 'scheduled-task',
+    payload: { type: 'Task type', manual: 'Run on demand rather than on schedule', summary: "The task's own summary of the run" },
+  },
+  // Triggers.
+  ...(['CREATED', 'UPDATED', 'DELETED'] as const).map(
+    (verb): EventCodeEntry => ({
+      code: `TRIGGER-${verb}`,
+      module: 'triggers',
+      description: `A trigger was ${verb.toLowerCase()} (/api/v1/triggers/)`,
+      statuses: ['success'],
+      objectType: 'trigger',
+      payload: { trigger: 'The trigger as the triggers API shows it (secrets never included)' },
+    }),
+  ),
+  {
+    code: 'TRIGGER-RUN',
+    module: 'triggers',
+    description: 'A trigger was run by hand for one certificate (PATCH /api/v1/certificates/run/{id}/:triggerName/:event)',
+    statuses: ['success', 'failure'],
+    objectType: 'certificate',
+    payload: { trigger: 'Trigger name', event: 'Trigger event it was run for', delivered: 'Whether the channel accepted it', detail: "The channel's detail, or null" },
+  },
+  // Security.
+  {
+    code: 'SEC-LOGIN-FAILURE',
+    module: 'security',
+    description: 'A local-account or certificate login failed (JWKS failures are only in the technical log)',
+    statuses: ['failure'],
+    objectType: 'principal',
+    payload: { method: 'Authentication method', address: 'Client address', route: 'Route the login was attempted on' },
+  },
+  securityChange('SEC-LOCAL-CREATED', 'local-identity', 'A local account was created', { name: 'Display name', email: 'Email', enabled: 'Enabled', hasPassword: 'Created with a password' }),
+  securityChange('SEC-LOCAL-UPDATED', 'local-identity', 'A local account was changed', { name: 'Display name, when changed', email: 'Email, when changed', enabled: 'Enabled, when changed', passwordChanged: 'The password was set too' }),
+  securityChange('SEC-LOCAL-DELETED', 'local-identity', 'A local account was deleted', none),
+  {
+    code: 'SEC-LOCAL-PASSWORD-CHANGED',
+    module: 'security',
+    description: "A local account's password was changed (failure: a self-service change with a wrong current password)",
+    statuses: ['success', 'failure'],
+    objectType: 'local-identity',
+    payload: { selfService: 'Changed by the account itself', reason: 'Why it failed (failures only)' },
+  },
+  securityChange('SEC-PWD-CREATED', 'password-policy', 'A password policy was created', { policy: 'The policy' }),
+  securityChange('SEC-PWD-UPDATED', 'password-policy', 'A password policy was changed', { policy: 'The policy' }),
+  securityChange('SEC-PWD-DELETED', 'password-policy', 'A password policy was deleted', none),
+  securityChange('SEC-PRINC-CREATED', 'principal', "A principal's information was created", { permissions: 'Permissions', roles: 'Roles', teams: 'Teams' }),
+  securityChange('SEC-PRINC-UPDATED', 'principal', "A principal's information was replaced", { permissions: 'Permissions', roles: 'Roles', teams: 'Teams' }),
+  securityChange('SEC-PRINC-DELETED', 'principal', "A principal's information was deleted", none),
+  securityChange('SEC-ROLE-CREATED', 'role', 'A role was created', { permissions: 'Permissions of the role' }),
+  securityChange('SEC-ROLE-UPDATED', 'role', 'A role was changed', { permissions: 'Permissions of the role' }),
+  securityChange('SEC-ROLE-DELETED', 'role', 'A role was deleted', none),
+  securityChange('SEC-TEAM-CREATED', 'team', 'A team was created', { externallyManaged: 'Members come from an identity provider' }),
+  securityChange('SEC-TEAM-UPDATED', 'team', 'A team was changed', { externallyManaged: 'Members come from an identity provider' }),
+  securityChange('SEC-TEAM-DELETED', 'team', 'A team was deleted', none),
+  securityChange('SEC-TEAM-MIGRATED', 'team', "A team's certificates and members moved to another team (PATCH /api/v1/security/teams/:previousTeam/:newTeam)", {
+    previousTeam: 'Team before',
+    newTeam: 'Team after',
+    mode: 'How the move was done',
+    members: 'Members moved',
+  }),
+  ...(['ROLE', 'TEAM'] as const).flatMap((kind): EventCodeEntry[] => {
+    const objectType = kind.toLowerCase();
+    const payload = { identifiers: 'Principals added or removed', via: 'configuration or webra (team managers)' };
+    return [
+      securityChange(`SEC-${kind}-MEMBERS-ADDED`, objectType, `Members were added to a ${objectType}`, { ...payload, manager: 'Added as managers, when given' }),
+      securityChange(`SEC-${kind}-MEMBERS-REMOVED`, objectType, `Members were removed from a ${objectType}`, payload),
+    ];
+  }),
+];
+
+/** The catalogue by code. */
+export const EVENT_CODES: ReadonlyMap<string, EventCodeEntry> = new Map(EVENT_CATALOGUE.map((e) => [e.code, e]));

@@ -1,0 +1,112 @@
+import type { TriggerEventName } from './events.js';
+
+export const TRIGGER_TYPES = ['notification', 'thirdparty'] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
+
+/** What is shown in place of a secret target field that is set (and accepted back as "unchanged"). */
+export const SECRET_MASK = '********';
+
+/** A trigger as stored: the target without its secrets, the secrets sealed (field → sealed value). */
+export interface Trigger {
+  id: string;
+  tenant: string;
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  channel: string;
+  target: Record<string, unknown>;
+  sealedSecrets: Record<string, string>;
+  events: TriggerEventName[];
+  thresholds: number[];
+  query: string | null;
+  triggerType: TriggerType;
+  /** Seq of its TRIGGER-CREATED event: it reacts to later events only. */
+  createdSeq: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The API shape of a trigger: secret target fields that are set read `********`. */
+export interface TriggerView {
+  _id: string;
+  name: string;
+  description: string | null;
+  enabled: boolean;
+  channel: string;
+  target: Record<string, unknown>;
+  events: TriggerEventName[];
+  thresholds: number[];
+  query: string | null;
+  triggerType: TriggerType;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TriggerRow {
+  id: string;
+  tenant: string;
+  name: string;
+  description: string | null;
+  enabled: number | boolean;
+  channel: string;
+  target: string;
+  target_secrets: string;
+  events: string;
+  thresholds: string;
+  query: string | null;
+  trigger_type: string;
+  created_seq: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+export const triggerOfRow = (r: TriggerRow): Trigger => ({
+  id: r.id,
+  tenant: r.tenant,
+  name: r.name,
+  description: r.description,
+  enabled: Boolean(r.enabled),
+  channel: r.channel,
+  target: JSON.parse(r.target) as Record<string, unknown>,
+  sealedSecrets: JSON.parse(r.target_secrets) as Record<string, string>,
+  events: JSON.parse(r.events) as TriggerEventName[],
+  thresholds: JSON.parse(r.thresholds) as number[],
+  query: r.query,
+  triggerType: r.trigger_type as TriggerType,
+  createdSeq: Number(r.created_seq),
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export const rowOfTrigger = (t: Trigger): TriggerRow => ({
+  id: t.id,
+  tenant: t.tenant,
+  name: t.name,
+  description: t.description,
+  enabled: t.enabled,
+  channel: t.channel,
+  target: JSON.stringify(t.target),
+  target_secrets: JSON.stringify(t.sealedSecrets),
+  events: JSON.stringify(t.events),
+  thresholds: JSON.stringify(t.thresholds),
+  query: t.query,
+  trigger_type: t.triggerType,
+  created_seq: t.createdSeq,
+  created_at: t.createdAt,
+  updated_at: t.updatedAt,
+});
+
+export const viewOf = (t: Trigger): TriggerView => ({
+  _id: t.id,
+  name: t.name,
+  description: t.description,
+  enabled: t.enabled,
+  channel: t.channel,
+  target: { ...t.target, ...Object.fromEntries(Object.keys(t.sealedSecrets).map((k) => [k, SECRET_MASK])) },
+  events: t.events,
+  thresholds: t.thresholds,
+  query: t.query,
+  triggerType: t.triggerType,
+  createdAt: t.createdAt,
+  updatedAt: t.updatedAt,
+});
