@@ -60,5 +60,7 @@ t.test('expiry scan: runs as a job and nudges the delivery', async (t) => {
   const { until } = await import('../../helpers/until.js');
   await until('the expiring event was delivered', () => fixtureRecord(key).delivered.length === 1, 15_000);
   t.equal(fixtureRecord(key).delivered[0]!.event.objectId, cert._id);
+  // The channel answered before the worker recorded the outcome: wait for the row, not the channel.
+  await until('the delivery row is final', async () => (await runtime.queue.list('default'))[0]?.status === 'delivered', 5_000);
   t.match((await runtime.queue.list('default'))[0], { triggerEvent: 'expiring', thresholdDays: 10, status: 'delivered' });
 });
