@@ -56,6 +56,11 @@ const fromRow = (r: EventRow): StoredEvent => ({
  * the single chain-head row (SELECT … FOR UPDATE on MySQL; on SQLite a write to it first takes the
  * database's write lock), so concurrent writers, in one process or several, extend one unbroken chain.
  */
+/** Most appends one group commit carries (bounds the transaction and the wait of the last one in). */
+const MAX_GROUP = 256;
+/** Rows per INSERT: 13 bound values each, far below SQLite's and MySQL's placeholder limits. */
+const INSERT_CHUNK = 100;
+
 export class EventStore {
   /**
    * Called after each append is committed (trigger dispatch nudges itself with it). A listener only
@@ -69,25 +74,71 @@ export class EventStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** Appends waiting for the batch in flight to commit; they go together in the next one. */
+  private pending: { input: NewEventInput; resolve: (e: StoredEvent) => void; reject: (err: unknown) => void }[] = [];
+  private flushing = false;
+
   /**
    * Appends one event. With `trx`, inside the caller's transaction: the event exists only if the caller's
    * other writes do (an expiry notice and its event, say), and the chain head stays locked until it ends.
+   *
+   * Without `trx`, appends are committed in groups: while one transaction holds the chain head, the appends
+   * that arrive meanwhile wait and then share the next transaction (one head lock, one multi-row INSERT,
+   * one commit). The chain is one sequence, so writers take turns anyway; grouping makes each turn carry
+   * every waiting event instead of one (bench/events: 32 writers on MariaDB). A caller's promise settles
+   * when its own event is committed, or fails with its own error (a group that fails is retried one event
+   * per transaction, so one bad event fails alone).
    */
   async append(input: NewEventInput, options: { trx?: Knex.Transaction } = {}): Promise<StoredEvent> {
     const { trx } = options;
-    const stored = await (trx ? this.write(trx, input) : this.knex.transaction((t) => this.write(t, input)));
-    if (this.appended.size > 0) {
-      const notify = () => {
-        for (const listener of this.appended) listener(stored);
-      };
-      if (trx) trx.executionPromise.then(notify, () => undefined);
-      else notify();
+    if (!trx) {
+      return new Promise<StoredEvent>((resolve, reject) => {
+        this.pending.push({ input, resolve, reject });
+        if (!this.flushing) void this.flush();
+      });
     }
+    const stored = (await this.write(trx, [input]))[0]!;
+    if (this.appended.size > 0) trx.executionPromise.then(() => this.notify([stored]), () => undefined);
     return stored;
   }
 
-  private async write(trx: Knex.Transaction, input: NewEventInput): Promise<StoredEvent> {
-    const payload = JSON.stringify(input.payload ?? {});
+  private notify(events: readonly StoredEvent[]): void {
+    for (const event of events) for (const listener of this.appended) listener(event);
+  }
+
+  /** Commits the waiting appends, a group at a time, until none waits. */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const group = this.pending.splice(0, MAX_GROUP);
+        try {
+          const stored = await this.knex.transaction((t) => this.write(t, group.map((g) => g.input)));
+          group.forEach((g, i) => g.resolve(stored[i]!));
+          this.notify(stored);
+        } catch (err) {
+          if (group.length === 1) {
+            group[0]!.reject(err);
+            continue;
+          }
+          for (const g of group) {
+            try {
+              const [stored] = await this.knex.transaction((t) => this.write(t, [g.input]));
+              g.resolve(stored!);
+              this.notify([stored!]);
+            } catch (own) {
+              g.reject(own);
+            }
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Writes `inputs` as the next events of the chain, in order, inside `trx` (which ends holding the head). */
+  private async write(trx: Knex.Transaction, inputs: readonly NewEventInput[]): Promise<StoredEvent[]> {
     // SQLite: take the write lock before reading the head. A transaction that reads first holds a snapshot,
     // and when another process commits meanwhile its first write fails at once (SQLITE_BUSY_SNAPSHOT)
     // instead of waiting; a write first waits (busy_timeout) and then reads the newest head.
@@ -95,39 +146,46 @@ export class EventStore {
     const headQuery = trx('event_chain').where({ id: 1 }).first('seq', 'hash');
     const head = (await (this.engine === 'mysql' ? headQuery.forUpdate() : headQuery)) as { seq: number | string; hash: string } | undefined;
     if (!head) throw new Error('event chain head is missing: migrations not applied');
-    const createdAt = this.clock();
-    const fields: ChainedFields = {
-      id: newId(createdAt),
-      seq: Number(head.seq) + 1,
-      tenant: input.tenant,
-      code: input.code,
-      module: input.module,
-      status: input.status,
-      principal: input.principal ?? null,
-      objectType: input.objectType ?? null,
-      objectId: input.objectId ?? null,
-      payload,
-      createdAt,
-      prevHash: head.hash,
-    };
-    const hash = eventHash(fields);
-    await trx('events').insert({
-      id: fields.id,
-      seq: fields.seq,
-      tenant: fields.tenant,
-      code: fields.code,
-      module: fields.module,
-      status: fields.status,
-      principal: fields.principal,
-      object_type: fields.objectType,
-      object_id: fields.objectId,
-      payload,
-      created_at: createdAt,
-      prev_hash: fields.prevHash,
-      hash,
-    });
-    await trx('event_chain').where({ id: 1 }).update({ seq: fields.seq, hash });
-    return { ...fields, hash };
+    let seq = Number(head.seq);
+    let prevHash = head.hash;
+    const stored: StoredEvent[] = [];
+    for (const input of inputs) {
+      const createdAt = this.clock();
+      const fields: ChainedFields = {
+        id: newId(createdAt),
+        seq: ++seq,
+        tenant: input.tenant,
+        code: input.code,
+        module: input.module,
+        status: input.status,
+        principal: input.principal ?? null,
+        objectType: input.objectType ?? null,
+        objectId: input.objectId ?? null,
+        payload: JSON.stringify(input.payload ?? {}),
+        createdAt,
+        prevHash,
+      };
+      prevHash = eventHash(fields);
+      stored.push({ ...fields, hash: prevHash });
+    }
+    const rows = stored.map((e) => ({
+      id: e.id,
+      seq: e.seq,
+      tenant: e.tenant,
+      code: e.code,
+      module: e.module,
+      status: e.status,
+      principal: e.principal,
+      object_type: e.objectType,
+      object_id: e.objectId,
+      payload: e.payload,
+      created_at: e.createdAt,
+      prev_hash: e.prevHash,
+      hash: e.hash,
+    }));
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('events').insert(rows.slice(i, i + INSERT_CHUNK));
+    await trx('event_chain').where({ id: 1 }).update({ seq, hash: prevHash });
+    return stored;
   }
 
   async get(tenant: string, id: string): Promise<StoredEvent | undefined> {

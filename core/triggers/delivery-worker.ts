@@ -10,9 +10,10 @@ import type { Trigger } from './model.js';
 import type { TriggerRepository } from './repository.js';
 import { sendOnce } from './send.js';
 
-/** Deliveries claimed per read of the queue, and sent at once. */
-const CLAIM_BATCH = 50;
-const CONCURRENCY = 8;
+/** Deliveries claimed per read of the queue. */
+const CLAIM_BATCH = 64;
+/** Attempts in flight at once: a slow receiver holds one runner, not a whole batch. */
+const CONCURRENCY = 16;
 
 export interface DeliverySettings {
   retries: number;
@@ -61,14 +62,16 @@ export class DeliveryWorker {
     while (!isStopping()) {
       const claimed = await this.queue.claimDue(CLAIM_BATCH, this.leaseMs);
       if (claimed.length === 0) break;
-      for (let i = 0; i < claimed.length; i += CONCURRENCY) {
-        await Promise.all(
-          claimed.slice(i, i + CONCURRENCY).map((d) =>
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(CONCURRENCY, claimed.length) }, async () => {
+          for (let i = next++; i < claimed.length; i = next++) {
+            const d = claimed[i]!;
             // A database error mid-attempt leaves the row to its lease: it is tried again after it.
-            this.attempt(d, this.settings.retries).catch((err: unknown) => this.logger.error({ err, delivery: d.id }, 'trigger delivery attempt failed')),
-          ),
-        );
-      }
+            await this.attempt(d, this.settings.retries).catch((err: unknown) => this.logger.error({ err, delivery: d.id }, 'trigger delivery attempt failed'));
+          }
+        }),
+      );
       attempted += claimed.length;
     }
     return attempted;

@@ -57,3 +57,23 @@ t.test('tampering is found at the right event', async (t) => {
   await rehashed.db.knex('events').where({ seq: 2 }).update({ code: 'FORGED', hash: eventHash(fields) });
   t.match(await rehashed.events.verify(), { ok: false, seq: 3, reason: /previous hash/ }, 'a forged, re-hashed event breaks the next link');
 });
+
+t.test('grouped appends: each caller gets its own event, and a bad event fails alone', async (t) => {
+  const kernel = await bootKernel(t);
+  const store = kernel.events;
+  const heard: number[] = [];
+  const listener = (e: { seq: number }) => heard.push(e.seq);
+  store.appended.add(listener);
+  t.teardown(() => store.appended.delete(listener));
+  // Started in one tick: the first goes alone, the rest wait and share the next transactions.
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 50 }, (_, i) => store.append(i === 17 ? { ...event(i), code: null as unknown as string } : event(i))),
+  );
+  const rejected = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [i] : []));
+  t.same(rejected, [17], 'only the event without a code is refused');
+  const stored = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  t.same(stored.map((e) => (JSON.parse(e.payload) as { n: number }).n), Array.from({ length: 50 }, (_, i) => i).filter((i) => i !== 17), 'each caller answered with its own event');
+  t.same(stored.map((e) => e.seq).sort((a, b) => a - b), Array.from({ length: 49 }, (_, i) => i + 1), 'seq 1..49: the refused event left no gap');
+  t.same(heard.sort((a, b) => a - b), Array.from({ length: 49 }, (_, i) => i + 1), 'listeners hear each committed event once');
+  t.same(await store.verify(), { ok: true, count: 49 });
+});
