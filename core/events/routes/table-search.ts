@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { ID_PATTERN, isId } from '../../db/ids.js';
 import type { ProblemError } from '../../errors/index.js';
 import type { RouteCapability } from '../../http/route-config.js';
-import { pageOf, searchBodySchema, type SearchBody } from '../../inventory/search/body.js';
+import { pageOf, searchBodySchema, searchPageSchema, type SearchBody } from '../../inventory/search/body.js';
 import { CSV_CHUNK_CHARS, csvCell, csvLine } from '../../inventory/search/csv.js';
 import { invalid, resolveElement } from '../../inventory/search/elements.js';
 import { isoDate } from '../../inventory/search/iso-date.js';
@@ -49,18 +49,6 @@ export interface TableSearchSpec {
 
 /** Rows per CSV batch: one keyset read each, so memory stays bounded whatever the export's size. */
 const CSV_BATCH = 1000;
-
-const pageSchema = {
-  type: 'object',
-  required: ['results', 'pageIndex', 'pageSize', 'hasMore'],
-  properties: {
-    results: { type: 'array', items: { type: 'object', additionalProperties: true } },
-    pageIndex: { type: 'integer' },
-    pageSize: { type: 'integer' },
-    hasMore: { type: 'boolean' },
-    count: { type: 'integer' },
-  },
-} as const;
 
 /**
  * `fields` → the properties to answer: absent/null = all, `[]` = `_id` only, else the named ones plus
@@ -111,7 +99,7 @@ export async function registerTableSearch(app: FastifyInstance, spec: TableSearc
 
   app.post<{ Body: SearchBody | null }>(`${base}/search`, {
     config,
-    schema: { tags, summary: `Search ${noun} (${language.name})`, body: searchBodySchema, response: { 200: pageSchema } },
+    schema: { tags, summary: `Search ${noun} (${language.name})`, body: searchBodySchema, response: { 200: searchPageSchema } },
     handler: async (request) => {
       const body = request.body ?? {};
       const { pageIndex, pageSize } = pageOf(body);

@@ -81,3 +81,16 @@ export function pageOf(body: SearchBody): { pageIndex: number; pageSize: number 
 }
 
 export const descending = (order: string | null | undefined): boolean => (order ?? 'Asc').toLowerCase() === 'desc';
+
+/** The answer of every search route (client-compat §4): `count` only when the body asked `withCount`. */
+export const searchPageSchema = {
+  type: 'object',
+  required: ['results', 'pageIndex', 'pageSize', 'hasMore'],
+  properties: {
+    results: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    pageIndex: { type: 'integer' },
+    pageSize: { type: 'integer' },
+    hasMore: { type: 'boolean' },
+    count: { type: 'integer' },
+  },
+} as const;

@@ -5,7 +5,7 @@ import { denseSideWalk, parseQuery, queryDictionary, querySource } from '../../q
 import type { InventoryContext } from '../index.js';
 import { CERTIFICATE_LANGUAGE } from '../language.js';
 import { columnsFor, DOCUMENT_COLUMNS_FOR, type CertificateRow } from '../repository.js';
-import { aggregateBodySchema, pageOf, searchBodySchema, type AggregateBody, type SearchBody } from './body.js';
+import { aggregateBodySchema, pageOf, searchBodySchema, searchPageSchema, type AggregateBody, type SearchBody } from './body.js';
 import { aggregateItems, applyAggregateOrder, applyGroupBy, DEFAULT_AGGREGATE_LIMIT } from './aggregate.js';
 import { CSV_CHUNK_CHARS, csvLine, csvLines, csvRow, DEFAULT_CSV_FIELDS } from './csv.js';
 import { permissionsOf } from '../permissions.js';
@@ -23,18 +23,6 @@ const LANGUAGE = CERTIFICATE_LANGUAGE;
 const T = LANGUAGE.table;
 /** Rows per CSV batch: one keyset read and one read per side table each. */
 const CSV_BATCH = 1000;
-
-const pageSchema = {
-  type: 'object',
-  required: ['results', 'pageIndex', 'pageSize', 'hasMore'],
-  properties: {
-    results: { type: 'array', items: { type: 'object', additionalProperties: true } },
-    pageIndex: { type: 'integer' },
-    pageSize: { type: 'integer' },
-    hasMore: { type: 'boolean' },
-    count: { type: 'integer' },
-  },
-} as const;
 
 /** What to load for a projection: `permissions` are computed from each result's module and profile. */
 const loaded = (projection: ReadonlySet<string> | null): ReadonlySet<string> | null =>
@@ -70,7 +58,7 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
 
   app.post<{ Body: SearchBody | null }>(`${BASE}/search`, {
     config: { capability: CAPABILITY, access: ACCESS },
-    schema: { tags, summary: 'Search certificates (HCQL)', body: searchBodySchema, response: { 200: pageSchema } },
+    schema: { tags, summary: 'Search certificates (HCQL)', body: searchBodySchema, response: { 200: searchPageSchema } },
     handler: async (request) => {
       const body = request.body ?? {};
       const { pageIndex, pageSize } = pageOf(body);
