@@ -16,17 +16,9 @@ export interface DeliveryAttempt {
   nextAttemptAt: number | null;
 }
 
-export interface Delivery {
+/** A queued delivery: what was queued, and where its attempts stand. */
+export interface Delivery extends NewDelivery {
   id: string;
-  tenant: string;
-  dedupeKey: string;
-  triggerId: string;
-  triggerName: string;
-  triggerEvent: string;
-  thresholdDays: number | null;
-  eventId: string | null;
-  eventSeq: number | null;
-  certificateId: string | null;
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: number;
