@@ -20,7 +20,8 @@ export async function registerIntegrity(app: FastifyInstance, services: CoreServ
   defineIntegrityJobs(scheduler, integrity, services.logger.child({ component: 'events-integrity' }));
   const { everyEvents, everyMinutes } = config.events.checkpoint;
   // Time-based checkpoints (the job signs only when the head moved since the last one)…
-  await scheduler.every(everyMinutes * 60_000, CHECKPOINT_JOB);
+  // (Nodes that run no jobs — scheduler.enabled false, CLI commands — leave the schedule to those that do.)
+  if (config.scheduler.enabled) await scheduler.every(everyMinutes * 60_000, CHECKPOINT_JOB);
   // …and count-based ones: the node whose append crosses a multiple of everyEvents asks for one now. A hint
   // only: a lost nudge is covered by the timer.
   events.appended.add((event) => {
