@@ -23,7 +23,8 @@ import { loadConfig } from '../core/config/index.js';
 import { openDatabase, type Database } from '../core/db/connection.js';
 import { CORE_MIGRATIONS } from '../core/db/migrations/index.js';
 import { CORE_MIGRATIONS_TABLE, migrateLatest } from '../core/db/migrator.js';
-import { EventStore, type NewEventInput } from '../core/events/store.js';
+import { chainedFields } from '../core/events/chain.js';
+import { EventStore, eventOfRow, type EventRow, type NewEventInput } from '../core/events/store.js';
 import { cpuBusy, fmt } from './lib/measure.js';
 import { webhookDeliveries } from './lib/events-webhook.js';
 
@@ -130,24 +131,10 @@ async function measureEngine(engine: string, db: Database): Promise<Row> {
   // The peer hashes exactly what verify hashes: each event's canonical JSON (read beforehand, not timed).
   const strings: string[] = [];
   for (let after = 0; ; ) {
-    const rows = (await knex('events').where('seq', '>', after).orderBy('seq').limit(5000)) as Record<string, unknown>[];
+    const rows = (await knex('events').where('seq', '>', after).orderBy('seq').limit(5000)) as EventRow[];
     if (rows.length === 0) break;
     for (const r of rows) {
-      const fields = {
-        id: r.id,
-        seq: Number(r.seq),
-        tenant: r.tenant,
-        code: r.code,
-        module: r.module,
-        status: r.status,
-        principal: r.principal,
-        objectType: r.object_type,
-        objectId: r.object_id,
-        payload: r.payload,
-        createdAt: Number(r.created_at),
-        prevHash: r.prev_hash,
-      };
-      strings.push(canonicalize(fields) as string);
+      strings.push(canonicalize(chainedFields(eventOfRow(r))) as string);
     }
     after = Number(rows[rows.length - 1]!.seq);
   }

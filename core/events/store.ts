@@ -19,7 +19,7 @@ export interface NewEventInput {
 /** An event as stored: its chained fields and its hash. */
 export type StoredEvent = HashedEvent;
 
-interface EventRow {
+export interface EventRow {
   id: string;
   seq: number | string;
   tenant: string;
@@ -35,7 +35,8 @@ interface EventRow {
   hash: string;
 }
 
-const fromRow = (r: EventRow): StoredEvent => ({
+/** A row of `events` as the store reads it. */
+export const eventOfRow = (r: EventRow): StoredEvent => ({
   id: r.id,
   seq: Number(r.seq),
   tenant: r.tenant,
@@ -49,6 +50,22 @@ const fromRow = (r: EventRow): StoredEvent => ({
   createdAt: Number(r.created_at),
   prevHash: r.prev_hash,
   hash: r.hash,
+});
+
+const rowOfEvent = (e: StoredEvent): EventRow => ({
+  id: e.id,
+  seq: e.seq,
+  tenant: e.tenant,
+  code: e.code,
+  module: e.module,
+  status: e.status,
+  principal: e.principal,
+  object_type: e.objectType,
+  object_id: e.objectId,
+  payload: e.payload,
+  created_at: e.createdAt,
+  prev_hash: e.prevHash,
+  hash: e.hash,
 });
 
 /**
@@ -168,21 +185,7 @@ export class EventStore {
       prevHash = eventHash(fields);
       stored.push({ ...fields, hash: prevHash });
     }
-    const rows = stored.map((e) => ({
-      id: e.id,
-      seq: e.seq,
-      tenant: e.tenant,
-      code: e.code,
-      module: e.module,
-      status: e.status,
-      principal: e.principal,
-      object_type: e.objectType,
-      object_id: e.objectId,
-      payload: e.payload,
-      created_at: e.createdAt,
-      prev_hash: e.prevHash,
-      hash: e.hash,
-    }));
+    const rows = stored.map(rowOfEvent);
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('events').insert(rows.slice(i, i + INSERT_CHUNK));
     await trx('event_chain').where({ id: 1 }).update({ seq, hash: prevHash });
     return stored;
@@ -190,7 +193,7 @@ export class EventStore {
 
   async get(tenant: string, id: string): Promise<StoredEvent | undefined> {
     const row = (await this.knex('events').where({ tenant, id }).first()) as EventRow | undefined;
-    return row ? fromRow(row) : undefined;
+    return row ? eventOfRow(row) : undefined;
   }
 
   /** The chain head: the last appended seq and hash (seq 0 and the genesis hash before any event). */
@@ -203,14 +206,14 @@ export class EventStore {
   /** Up to `limit` events with seq > afterSeq (and <= toSeq), in seq order: the bounded page of every chain walk. */
   async page(afterSeq: number, limit: number, toSeq = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
     const rows = (await this.knex('events').where('seq', '>', afterSeq).andWhere('seq', '<=', toSeq).orderBy('seq').limit(limit)) as EventRow[];
-    return rows.map(fromRow);
+    return rows.map(eventOfRow);
   }
 
   /** The events at these seqs (checkpoint checks), by seq. */
   async atSeqs(seqs: readonly number[]): Promise<Map<number, StoredEvent>> {
     if (seqs.length === 0) return new Map();
     const rows = (await this.knex('events').whereIn('seq', seqs)) as EventRow[];
-    return new Map(rows.map((r) => [Number(r.seq), fromRow(r)]));
+    return new Map(rows.map((r) => [Number(r.seq), eventOfRow(r)]));
   }
 
   /**
