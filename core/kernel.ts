@@ -169,7 +169,8 @@ export class Kernel {
       const inventory = createInventory({ knex: db.knex, clock, events, logger: logger.child({ component: 'inventory' }) });
       container.register({ inventory: asValue(inventory) });
       await registerInventoryRoutes(app, inventory);
-      const services: CoreServices = { config, knex: db.knex, engine: db.engine, clock, events, logger, scheduler, secrets, provided, plugins, inventory };
+      const runsJobs = !options.withoutPlugins && options.startPlugins !== false && config.scheduler.enabled;
+      const services: CoreServices = { config, knex: db.knex, engine: db.engine, clock, events, logger, scheduler, secrets, provided, plugins, inventory, runsJobs };
       await registerEventRoutes(app, services);
       await registerIntegrity(app, services);
       await registerTriggers(app, services);

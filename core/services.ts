@@ -22,4 +22,9 @@ export interface CoreServices {
   provided: ProvidedServices;
   plugins: PluginManager;
   inventory: InventoryContext;
+  /**
+   * This kernel will run jobs (scheduler.enabled, and not a CLI boot that starts nothing): only then does it
+   * put recurring jobs in the schedule. A CLI command must not write the schedule, nor wait on its locks.
+   */
+  runsJobs: boolean;
 }

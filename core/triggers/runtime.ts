@@ -54,7 +54,7 @@ export class TriggerRuntime {
       if (raised > 0) this.logger.info({ raised }, 'expiring certificates raised');
       this.nudge();
     });
-    if (config.scheduler.enabled) {
+    if (this.services.runsJobs) {
       await scheduler.every(config.triggers.dispatchEveryMs, DISPATCH_JOB);
       await scheduler.every(config.triggers.dispatchEveryMs, DELIVER_JOB);
       await scheduler.every(config.triggers.expiryScan.every, EXPIRY_SCAN_JOB);

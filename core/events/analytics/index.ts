@@ -32,7 +32,7 @@ export async function registerEventAnalytics(app: FastifyInstance, services: Cor
       { concurrency: 1 },
     );
     // Nodes that run no jobs (scheduler.enabled false, CLI commands) leave the schedule to those that do.
-    if (services.config.scheduler.enabled) await services.scheduler.every(ANALYTICS_EVERY, name);
+    if (services.runsJobs) await services.scheduler.every(ANALYTICS_EVERY, name);
   }
   await app.register(analyticsRoutes, { knex: services.knex, updater, routes: ANALYTICS_ROUTES });
   return updater;

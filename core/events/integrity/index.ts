@@ -21,7 +21,7 @@ export async function registerIntegrity(app: FastifyInstance, services: CoreServ
   const { everyEvents, everyMinutes } = config.events.checkpoint;
   // Time-based checkpoints (the job signs only when the head moved since the last one)…
   // (Nodes that run no jobs — scheduler.enabled false, CLI commands — leave the schedule to those that do.)
-  if (config.scheduler.enabled) await scheduler.every(everyMinutes * 60_000, CHECKPOINT_JOB);
+  if (services.runsJobs) await scheduler.every(everyMinutes * 60_000, CHECKPOINT_JOB);
   // …and count-based ones: the node whose append crosses a multiple of everyEvents asks for one now. A hint
   // only: a lost nudge is covered by the timer.
   events.appended.add((event) => {
