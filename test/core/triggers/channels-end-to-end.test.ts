@@ -56,10 +56,12 @@ t.test('an imported certificate reaches a webhook and a mailbox through triggers
   t.match(mail.parsed.text ?? '', new RegExp(`Certificate ${web.serial} expires \\d{4}-\\d{2}-\\d{2}T`));
 
   // Both outcomes are on the certificate, as GET and HCQL show them.
-  await until('both trigger results', async () => {
-    const got = await kernel.app.inject({ method: 'GET', url: `/api/v1/certificates/${web._id}`, headers: ADMIN_HEADERS });
-    return ((got.json() as { certificate: { triggerResults?: unknown[] } }).certificate.triggerResults ?? []).length === 2;
-  }, 10_000);
+  // The receivers have their requests a moment before the outcomes are written: wait for the outcomes.
+  const resultsOf = async (id: string): Promise<number> => {
+    const got = await kernel.app.inject({ method: 'GET', url: `/api/v1/certificates/${id}`, headers: ADMIN_HEADERS });
+    return ((got.json() as { certificate: { triggerResults?: unknown[] } }).certificate.triggerResults ?? []).length;
+  };
+  await until('the trigger results of both certificates', async () => (await resultsOf(web._id)) === 2 && (await resultsOf(other._id)) === 1, 10_000);
   const got = await kernel.app.inject({ method: 'GET', url: `/api/v1/certificates/${web._id}`, headers: ADMIN_HEADERS });
   const results = (got.json() as { certificate: { triggerResults: { name: string; event: string; triggerType: string; status: string; lastExecutionDate: number }[] } }).certificate.triggerResults;
   t.same(
