@@ -52,7 +52,8 @@ export const eventOfRow = (r: EventRow): StoredEvent => ({
   hash: r.hash,
 });
 
-const rowOfEvent = (e: StoredEvent): EventRow => ({
+/** The row of `events` that stores an event. */
+export const rowOfEvent = (e: StoredEvent): EventRow => ({
   id: e.id,
   seq: e.seq,
   tenant: e.tenant,
