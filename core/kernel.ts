@@ -32,6 +32,7 @@ import { hostname } from 'node:os';
 import { registerEventRoutes } from './events/routes/index.js';
 import { registerIntegrity } from './events/integrity/index.js';
 import { registerTriggers } from './triggers/index.js';
+import { registerEnrollment, type Enrollment } from './enrollment/index.js';
 import type { CoreServices } from './services.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -174,6 +175,8 @@ export class Kernel {
       await registerEventRoutes(app, services);
       await registerIntegrity(app, services);
       await registerTriggers(app, services);
+      const enrollment: Enrollment = await registerEnrollment(app, services, security);
+      container.register({ enrollment: asValue(enrollment) });
 
       if (!options.withoutPlugins) await plugins.load();
       for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);
@@ -182,6 +185,8 @@ export class Kernel {
       if (starting) await plugins.start();
       // First start: the local identity provider (its type comes from a plugin) and the administrator.
       if (starting) await security.bootstrap('default');
+      // First start: a local CA and a `default` profile, so a new installation can enroll at once.
+      if (starting) await enrollment.bootstrap('default');
       // Jobs start last: every definition (core and plugins) is in place before the first poll.
       if (starting && config.scheduler.enabled) await scheduler.start();
 

@@ -23,4 +23,5 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'CERTWRIGHT_MASTER_KEY', path: ['secrets', 'masterKey'], parse: text },
   { name: 'CERTWRIGHT_ADMIN_SECRET', path: ['security', 'adminSecret'], parse: text },
   { name: 'LOG_LEVEL', path: ['log', 'level'], parse: text },
+  { name: 'CERTWRIGHT_PUBLIC_URL', path: ['pki', 'publicBaseUrl'], parse: text },
 ];

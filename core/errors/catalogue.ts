@@ -2,6 +2,9 @@ import { DISCOVERY_ERRORS } from '../discovery/errors.js';
 import { EVENT_ERRORS } from '../events/errors.js';
 import { INTEGRITY_ERRORS } from '../events/integrity/errors.js';
 import { TRIGGER_ERRORS } from '../triggers/errors.js';
+import { PKI_CONNECTOR_ERRORS } from '../pki/connectors/errors.js';
+import { PROFILE_ERRORS } from '../profiles/errors.js';
+import { REQUEST_ERRORS } from '../requests/errors.js';
 import { INVENTORY_ERRORS } from '../inventory/errors.js';
 import { PKI_ERRORS } from '../pki/errors.js';
 import { QUERY_ERRORS } from '../query/errors.js';
@@ -67,6 +70,12 @@ export const ERROR_CATALOGUE = {
   ...INTEGRITY_ERRORS,
   // Triggers (core/triggers/errors.ts).
   ...TRIGGER_ERRORS,
+  // PKI connectors and queues (core/pki/connectors/errors.ts).
+  ...PKI_CONNECTOR_ERRORS,
+  // Certificate profiles (core/profiles/errors.ts).
+  ...PROFILE_ERRORS,
+  // Requests, workflows, challenges (core/requests/errors.ts).
+  ...REQUEST_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -1,5 +1,8 @@
 import type { EventStatus } from './store.js';
 import { LIFECYCLE_EVENT_CODES } from './codes.js';
+import { PKI_CONNECTOR_EVENTS } from '../pki/connectors/events.js';
+import { PROFILE_EVENTS } from '../profiles/events.js';
+import { REQUEST_EVENTS } from '../requests/events.js';
 
 /**
  * Every event code the platform raises, in one place (docs/events.md is generated from it). An event is
@@ -175,6 +178,10 @@ export const EVENT_CATALOGUE: readonly EventCodeEntry[] = [
       securityChange(`SEC-${kind}-MEMBERS-REMOVED`, objectType, `Members were removed from a ${objectType}`, payload),
     ];
   }),
+  // PKI connectors and queues, certificate profiles, requests and challenges (issue 7).
+  ...PKI_CONNECTOR_EVENTS,
+  ...PROFILE_EVENTS,
+  ...REQUEST_EVENTS,
 ];
 
 /** The catalogue by code. */

@@ -12,6 +12,7 @@ import { discoverPlugins, type PluginSource } from './discover.js';
 import { egressClient } from './egress.js';
 import { checkInstances } from './instances.js';
 import { scopedKv } from './kv-store.js';
+import { pkiToolkitFacade } from './pki-facade.js';
 import { checkSdkRange, readManifest } from './manifest.js';
 import type { ProvidedServices } from './provided.js';
 
@@ -125,6 +126,7 @@ export class PluginManager {
           return { id: stored.id };
         },
       },
+      pki: pkiToolkitFacade(clock),
       jobs: this.deps.scheduler.facadeFor(manifest.id, manifest.jobs ?? []),
       localAccounts: this.deps.localAccounts,
     };

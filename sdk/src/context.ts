@@ -8,6 +8,7 @@ import type { ProtocolPlugin } from './contracts/protocol.js';
 import type { StorageBackend } from './contracts/storage.js';
 import type { ThirdPartyConnector } from './contracts/third-party-connector.js';
 import type { CertwrightEvent, TriggerChannel } from './contracts/trigger-channel.js';
+import type { PkiToolkitFacade } from './pki-toolkit.js';
 import type { ConfiguredRequest, ConfiguredResponse, EgressPolicy } from './egress-policy.js';
 
 /** The logging surface plugins get (a pino child logger bound to the plugin id). */
@@ -60,6 +61,8 @@ export interface ScopedKeyValueStore {
   get<T = unknown>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown): Promise<void>;
   delete(key: string): Promise<void>;
+  /** Stores `value` unless the key exists; answers the value stored (the first writer's, across nodes). */
+  setIfAbsent<T>(key: string, value: T): Promise<T>;
 }
 
 /** Encryption at rest under the platform's master key (AES-256-GCM). */
@@ -111,6 +114,8 @@ export interface PluginContext {
   events: EventsFacade;
   /** The platform's local accounts (identity providers verify secrets through it). */
   localAccounts: LocalAccountsFacade;
+  /** The platform's PKI toolkit: keys, certificates, CRLs and OCSP responses (connectors that sign). */
+  pki: PkiToolkitFacade;
   /** Background jobs, persisted in the database; only the names the manifest's `jobs` lists. */
   jobs: JobsFacade;
 }

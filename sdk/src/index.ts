@@ -8,6 +8,7 @@ export type { PluginDefinition, DefinedPlugin } from './define-plugin.js';
 export * from './errors.js';
 export type * from './context.js';
 export type * from './contracts/pki-connector.js';
+export type * from './pki-toolkit.js';
 export type * from './contracts/dcv.js';
 export type * from './contracts/trigger-channel.js';
 export type * from './contracts/identity-provider.js';

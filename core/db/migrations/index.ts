@@ -12,6 +12,9 @@ import { certificateDocuments0010 } from './0010_certificate_documents.js';
 import { eventIntegrity0011 } from './0011_event_integrity.js';
 import { triggers0012 } from './0012_triggers.js';
 import { eventAnalytics0013 } from './0013_event_analytics.js';
+import { pkiConnectors0014 } from './0014_pki_connectors.js';
+import { certificateProfiles0015 } from './0015_certificate_profiles.js';
+import { requestWorkflow0016 } from './0016_request_workflow.js';
 
 /** Core migrations in order. Append only: never edit one that has shipped. */
-export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013];
+export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013, pkiConnectors0014, certificateProfiles0015, requestWorkflow0016];
