@@ -5,6 +5,7 @@
  */
 import type { KeyValue } from '../inventory/types.js';
 import type { ResolvedPrincipal } from '../security/principals/resolver.js';
+import type { DnElement } from '../pki/names.js';
 import type { SubjectAlternateName } from '../pki/x509/model.js';
 
 export type KeyTypeName = 'rsa-2048' | 'rsa-3072' | 'rsa-4096' | 'ec-secp256r1' | 'ec-secp384r1' | 'ec-secp521r1' | 'ed-25519';
@@ -100,7 +101,7 @@ export interface CertificateProfile {
 
 /** What an enroll / renew / update request's template resolves to against its profile. */
 export interface ResolvedTemplate {
-  /** RFC 4514, first RDN first. */
+  /** RFC 4514 as written (`CN=a,O=b,C=FR`: last RDN first), the profile's subject elements in their order. */
   subject: string;
   sans: SubjectAlternateName[];
   labels: KeyValue[];
@@ -117,9 +118,12 @@ export interface ResolvedTemplate {
 
 /** What the requester's CSR says (decentralized enrollment), parsed by the workflow before resolving. */
 export interface CsrFacts {
+  /** RFC 4514 (last RDN first), as the CSR decoder's `dn`. */
   subject: string;
   sans: SubjectAlternateName[];
   keyType: string;
+  /** The decoder's dnElements (first RDN first, `cn.1`…), when at hand; otherwise `subject` is parsed. */
+  dnElements?: DnElement[];
 }
 
 export interface Rights {
@@ -138,9 +142,10 @@ export interface ProfileService {
   /**
    * The template object of POST /api/v1/requests/template for a workflow: subject / sans / labels / owner /
    * team / contactEmail elements with their editable / mandatory / regex / min / max, `capabilities`
-   * (client-compat §2.3) and `passwordPolicy` only when p12passwordMode is manual. `submitted` values fill in.
+   * (client-compat §2.3) and `passwordPolicy` only when p12passwordMode is manual. `submitted` values fill in;
+   * `csr` (a template probe `{template: {csr}}`) fills editable subject elements and SANs from the CSR.
    */
-  templateOf(profile: CertificateProfile, workflow: Workflow, submitted?: Record<string, unknown>): Record<string, unknown>;
+  templateOf(profile: CertificateProfile, workflow: Workflow, submitted?: Record<string, unknown>, csr?: CsrFacts): Record<string, unknown>;
   /**
    * Resolves a submitted template against the profile: non-editable elements take the profile's values,
    * mandatory ones must be present, regex / min / max hold, the key type is authorized, the mode allowed.

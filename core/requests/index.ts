@@ -1,4 +1,4 @@
-/** WebRA requests (client-compat §2): their store and HRQL. The /api/v1/requests routes come later. */
+/** WebRA requests (client-compat §2): their store, HRQL and the workflows (workflow/, routes/). */
 export { RequestStore } from './store.js';
 export { REQUEST_FIELDS, REQUEST_LANGUAGE, REQUEST_SPECIALS } from './language.js';
 export {
@@ -13,3 +13,4 @@ export {
   type StoredRequest,
   type UpdateResult,
 } from './types.js';
+export { RequestWorkflows, type RequestAnswer } from './workflow/service.js';

@@ -97,7 +97,8 @@ export class RequestStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async insert(input: NewRequest): Promise<StoredRequest> {
+  /** `trx`: inside the caller's transaction (a transition and its event commit together). */
+  async insert(input: NewRequest, opts: { trx?: Knex.Transaction } = {}): Promise<StoredRequest> {
     if (!REQUEST_WORKFLOWS.includes(input.workflow)) throw new Error(`requests: unknown workflow ${JSON.stringify(input.workflow)}`);
     const now = this.clock();
     const id = newId(now);
@@ -114,24 +115,39 @@ export class RequestStore {
       ...columnsOf(input),
       version: 1,
     };
-    return this.knex.transaction(async (trx) => {
+    const write = async (trx: Knex.Transaction): Promise<StoredRequest> => {
       await trx('requests').insert(row);
       await this.writeSides(trx, input.tenant, id, input);
       return (await this.read(trx, input.tenant, id))!;
-    });
+    };
+    return opts.trx ? write(opts.trx) : this.knex.transaction(write);
   }
 
-  async get(tenant: string, id: string): Promise<StoredRequest | null> {
+  async get(tenant: string, id: string, opts: { trx?: Knex.Transaction } = {}): Promise<StoredRequest | null> {
     const key = id.toLowerCase();
-    return isId(key) ? this.read(this.knex, tenant, key) : null;
+    return isId(key) ? this.read(opts.trx ?? this.knex, tenant, key) : null;
+  }
+
+  /** Request objects of rows of `requests` read by a search (labels and metadata in one read each). */
+  async objectsOfRows(tenant: string, rows: readonly Row[]): Promise<RequestObject[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => String(r.id));
+    const sides = async (table: string): Promise<Map<string, KeyValue[]>> => {
+      const found = (await this.knex(table).where({ tenant }).whereIn('request_id', ids).select('request_id', 'key', 'value')) as (KeyValue & { request_id: string })[];
+      const out = new Map<string, KeyValue[]>();
+      for (const r of found) out.set(r.request_id, [...(out.get(r.request_id) ?? []), { key: r.key, value: r.value }]);
+      return out;
+    };
+    const [labels, metadata] = [await sides(SIDES.labels), await sides(SIDES.metadata)];
+    return rows.map((row) => objectOf(row, pairsOf(labels.get(String(row.id)) ?? []), pairsOf(metadata.get(String(row.id)) ?? [])));
   }
 
   /** Applies `patch` if the request is still at `expectedVersion`; the modification date is the clock's. */
-  async update(tenant: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<UpdateResult> {
+  async update(tenant: string, id: string, expectedVersion: number, patch: RequestPatch, opts: { trx?: Knex.Transaction } = {}): Promise<UpdateResult> {
     const key = id.toLowerCase();
     if (!isId(key)) return { outcome: 'missing' };
     const columns = { ...columnsOf(patch), last_modification_date: this.clock(), version: expectedVersion + 1 };
-    return this.knex.transaction(async (trx): Promise<UpdateResult> => {
+    const run = async (trx: Knex.Transaction): Promise<UpdateResult> => {
       const changed = await trx('requests').where({ tenant, id: key, version: expectedVersion }).update(columns);
       if (changed === 0) {
         const current = (await trx('requests').where({ tenant, id: key }).first('version')) as Row | undefined;
@@ -139,7 +155,8 @@ export class RequestStore {
       }
       await this.writeSides(trx, tenant, key, patch);
       return { outcome: 'updated', stored: (await this.read(trx, tenant, key))! };
-    });
+    };
+    return opts.trx ? run(opts.trx) : this.knex.transaction(run);
   }
 
   /** Replaces the labels / metadata lists `input` carries. */

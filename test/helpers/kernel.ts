@@ -56,10 +56,16 @@ export async function testConfig(t: TestContext, overrides: DeepPartial<Certwrig
     log: { level: 'warn' },
     scheduler: { lockLifetimeMs: 2000 },
     security: { adminSecret: TEST_ADMIN_SECRET, argon2: { memoryKiB: 1024, iterations: 1 } },
+    // No first-start local CA and `default` profile (and their events): the enrollment tests ask for them
+    // with ENROLLMENT_BOOTSTRAP.
+    pki: { bootstrap: { localCa: false } },
   };
   // Deep, so that overriding database.pool keeps the test database URL.
   return loadConfig({ env: {}, overrides: deepMerge(base, overrides as Tree) as DeepPartial<CertwrightConfig> });
 }
+
+/** Overrides that restore the product's first start: connector `local-ca` and profile `default`. */
+export const ENROLLMENT_BOOTSTRAP = { pki: { bootstrap: { localCa: true } } } as const;
 
 /** Boots a kernel (no port opened; use app.inject) and stops it at teardown. */
 export async function bootKernel(

@@ -13,6 +13,11 @@ const PUBLIC_ROUTES = new Set([
   'GET /api/v1/openapi.json', // the API reference
   'GET /api/v1/security/principals/logout', // ends whatever session the cookie names
   'GET /api/v1/security/identity/providers/dynamic/enabled', // the login page lists the providers
+  'POST /api/v1/challenge/submit', // the one-time challenge is the credential
+  'GET /pki/:connector/crl', // CRL distribution point (RFC 5280 §4.2.1.13): relying parties hold no credentials
+  'GET /pki/:connector/ca', // AIA caIssuers
+  'POST /pki/:connector/ocsp', // OCSP responder (RFC 6960)
+  'GET /pki/:connector/ocsp/*', // OCSP GET form
 ]);
 
 /** A concrete URL for a route pattern: parameters and wildcards filled with a harmless value. */

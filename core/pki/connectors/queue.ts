@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+import { isMysql } from '../../db/dialect.js';
+import { newId } from '../../db/ids.js';
+import { isUniqueViolation } from '../../db/unique.js';
+import { itemOfRow, type QueueItem, type QueueItemRow, type QueueOperation } from './model.js';
+
+const ITEMS = 'pki_queue_items';
+const QUEUES = 'pki_queues';
+
+export interface NewItem {
+  tenant: string;
+  requestId: string;
+  connector: string;
+  queue: string;
+  operation: QueueOperation;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The queue items (migration 0014). Rows are the truth: an attempt owns an item through `lease_owner` (a
+ * fresh token per claim) until `lease_until`; claims are conditional UPDATEs, so of two nodes racing for
+ * an item one wins. Every write of an attempt's outcome names its token: an attempt whose lease another
+ * node took over writes nothing.
+ */
+export class QueueItems {
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: () => number,
+  ) {}
+
+  async get(tenant: string, requestId: string, db: Knex | Knex.Transaction = this.knex): Promise<QueueItem | null> {
+    const row = (await db(ITEMS).where({ tenant, request_id: requestId }).first()) as QueueItemRow | undefined;
+    return row ? itemOfRow(row) : null;
+  }
+
+  async byId(id: string, db: Knex | Knex.Transaction = this.knex): Promise<QueueItem | null> {
+    const row = (await db(ITEMS).where({ id }).first()) as QueueItemRow | undefined;
+    return row ? itemOfRow(row) : null;
+  }
+
+  /**
+   * Writes (commits) a new item: running under a lease for the caller's attempt (attempt 1), or waiting and
+   * due now (`running: false`, a paused queue). A failed item of the same request is replaced; an item
+   * still in flight is answered as it is (`existing`).
+   */
+  async insert(item: NewItem, options: { running: boolean; leaseMs: number }): Promise<{ item: QueueItem; existing: boolean }> {
+    for (let tries = 0; ; tries++) {
+      const now = this.clock();
+      const owner = newId(now);
+      const row: QueueItemRow = {
+        id: newId(now),
+        tenant: item.tenant,
+        request_id: item.requestId,
+        connector: item.connector,
+        queue: item.queue,
+        operation: item.operation,
+        payload: JSON.stringify(item.payload),
+        state: options.running ? 'running' : 'waiting',
+        attempts: options.running ? 1 : 0,
+        next_attempt_at: options.running ? null : now,
+        lease_until: options.running ? now + options.leaseMs : null,
+        lease_owner: options.running ? owner : null,
+        poll_token: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await this.knex(ITEMS).insert(row);
+        return { item: itemOfRow(row), existing: false };
+      } catch (err) {
+        if (!isUniqueViolation(err) || tries > 2) throw err;
+        const current = await this.get(item.tenant, item.requestId);
+        if (!current) continue;
+        if (current.state !== 'failed') return { item: current, existing: true };
+        await this.knex(ITEMS).where({ id: current.id, state: 'failed' }).delete();
+      }
+    }
+  }
+
+  /**
+   * Claims up to `limit` items that are due: waiting and due, or running past their lease (the attempt's
+   * node died). Items of paused queues stay. Each claim is one conditional UPDATE and counts an attempt.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<QueueItem[]> {
+    const now = this.clock();
+    const candidates = (await this.knex(ITEMS)
+      .where((q) => q.where({ state: 'waiting' }).andWhere('next_attempt_at', '<=', now))
+      .orWhere((q) => q.where({ state: 'running' }).andWhere('lease_until', '<', now))
+      .orderBy('updated_at')
+      .limit(limit * 2)
+      .select('id', 'tenant', 'queue', 'state')) as { id: string; tenant: string; queue: string; state: string }[];
+    if (candidates.length === 0) return [];
+    const paused = new Set(
+      ((await this.knex(QUEUES).where({ paused: true }).select('tenant', 'name')) as { tenant: string; name: string }[]).map((r) => `${r.tenant}\u0000${r.name}`),
+    );
+    const claimed: QueueItem[] = [];
+    for (const c of candidates) {
+      if (claimed.length >= limit) break;
+      if (paused.has(`${c.tenant}\u0000${c.queue}`)) continue;
+      const item = await this.claim(c.id, leaseMs);
+      if (item) claimed.push(item);
+    }
+    return claimed;
+  }
+
+  /** Claims one item if it is due (waiting and due, or an expired lease); null when another node has it. */
+  async claim(id: string, leaseMs: number): Promise<QueueItem | null> {
+    const now = this.clock();
+    const owner = newId(now);
+    const won = await this.knex(ITEMS)
+      .where({ id })
+      .andWhere((q) =>
+        q.where((w) => w.where({ state: 'waiting' }).andWhere('next_attempt_at', '<=', now)).orWhere((w) => w.where({ state: 'running' }).andWhere('lease_until', '<', now)),
+      )
+      .update({ state: 'running', lease_until: now + leaseMs, lease_owner: owner, attempts: this.knex.raw('attempts + 1'), updated_at: now });
+    if (won !== 1) return null;
+    const item = await this.byId(id);
+    return item && item.leaseOwner === owner ? item : null;
+  }
+
+  /** The attempt's outcome is not final: the item waits until `nextAttemptAt`. Only while the claim holds. */
+  async wait(item: QueueItem, update: { nextAttemptAt: number; pollToken?: string | null; lastError: string | null }): Promise<boolean> {
+    const changed = await this.knex(ITEMS)
+      .where({ id: item.id, state: 'running', lease_owner: item.leaseOwner })
+      .update({
+        state: 'waiting',
+        next_attempt_at: update.nextAttemptAt,
+        lease_until: null,
+        lease_owner: null,
+        ...(update.pollToken !== undefined ? { poll_token: update.pollToken } : {}),
+        last_error: update.lastError,
+        updated_at: this.clock(),
+      });
+    return changed === 1;
+  }
+
+  /**
+   * Inside the completion transaction: locks the item if it is still there (MySQL: FOR UPDATE; SQLite's
+   * transaction holds the write lock), so two completions of one request cannot both apply.
+   */
+  async lockForCompletion(trx: Knex.Transaction, item: QueueItem): Promise<QueueItem | null> {
+    // SQLite: take the write lock first, so the read below and the writes after it are one atomic step.
+    if (!isMysql(trx)) await trx(ITEMS).where({ id: item.id }).update({ updated_at: this.clock() });
+    const read = trx(ITEMS).where({ id: item.id }).first();
+    const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueItemRow | undefined;
+    return row ? itemOfRow(row) : null;
+  }
+
+  async remove(trx: Knex.Transaction, id: string): Promise<void> {
+    await trx(ITEMS).where({ id }).delete();
+  }
+
+  async markFailed(trx: Knex.Transaction, id: string, lastError: string): Promise<void> {
+    await trx(ITEMS).where({ id }).update({ state: 'failed', lease_until: null, lease_owner: null, next_attempt_at: null, last_error: lastError, updated_at: this.clock() });
+  }
+
+  /** The earliest due date of a waiting item, or of a running item's lease end, if any (to wake the job). */
+  async nextDue(): Promise<number | null> {
+    const w = (await this.knex(ITEMS).where({ state: 'waiting' }).min({ at: 'next_attempt_at' }).first()) as { at: number | string | null } | undefined;
+    const r = (await this.knex(ITEMS).where({ state: 'running' }).min({ at: 'lease_until' }).first()) as { at: number | string | null } | undefined;
+    const dates = [w?.at, r?.at].filter((v): v is number | string => v !== null && v !== undefined).map(Number);
+    return dates.length === 0 ? null : Math.min(...dates);
+  }
+}

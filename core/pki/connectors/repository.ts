@@ -1,0 +1,329 @@
+import type { Knex } from 'knex';
+import { isMysql } from '../../db/dialect.js';
+import { newId } from '../../db/ids.js';
+import { isUniqueViolation } from '../../db/unique.js';
+import { ProblemError } from '../../errors/index.js';
+import type { EventStore } from '../../events/store.js';
+import { maskConfiguration } from './configuration.js';
+import {
+  connectorOfRow,
+  DEFAULT_QUEUE,
+  DEFAULT_QUEUE_SETTINGS,
+  queueOfRow,
+  rowOfConnector,
+  rowOfQueue,
+  type ConnectorRecord,
+  type ConnectorRow,
+  type QueueRecord,
+  type QueueRow,
+  type QueueSettings,
+  type QueueStateView,
+} from './model.js';
+
+const CONNECTORS = 'pki_connectors';
+const QUEUES = 'pki_queues';
+const ITEMS = 'pki_queue_items';
+
+/** The API shape of a connector: secrets read ********. */
+export interface ConnectorView {
+  _id: string;
+  name: string;
+  type: string;
+  description: string | null;
+  enabled: boolean;
+  queue: string;
+  configuration: Record<string, unknown>;
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+  createdBy: string | null;
+  updatedBy: string | null;
+}
+
+export const connectorView = (c: ConnectorRecord): ConnectorView => ({
+  _id: c.id,
+  name: c.name,
+  type: c.type,
+  description: c.description,
+  enabled: c.enabled,
+  queue: c.queue,
+  configuration: maskConfiguration(c.configuration),
+  version: c.version,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+  createdBy: c.createdBy,
+  updatedBy: c.updatedBy,
+});
+
+export interface QueueView extends QueueSettings {
+  _id: string;
+  name: string;
+  description: string | null;
+  createdAt: number;
+  updatedAt: number;
+  state: QueueStateView;
+}
+
+/** A connector ready to store: its configuration already validated and sealed. */
+export interface ConnectorFields {
+  name: string;
+  type: string;
+  description: string | null;
+  enabled: boolean;
+  queue: string;
+  configuration: Record<string, unknown>;
+}
+
+export interface QueueFields extends QueueSettings {
+  name: string;
+  description: string | null;
+}
+
+const connectorNotFound = (name: string): ProblemError => new ProblemError('PKI-CONN-003', { message: `No PKI connector is named "${name}"` });
+const queueNotFound = (name: string): ProblemError => new ProblemError('PKI-QUEUE-003', { message: `No PKI queue is named "${name}"` });
+
+/**
+ * PKI connectors and queues of each tenant (migration 0014). Every change is one transaction with its
+ * event (PKI-CONNECTOR-… / PKI-QUEUE-…); events carry the masked view, never a secret.
+ */
+export class ConnectorRepository {
+  constructor(
+    private readonly knex: Knex,
+    private readonly events: EventStore,
+    private readonly clock: () => number,
+  ) {}
+
+  // --- connectors ---
+
+  async list(tenant: string): Promise<ConnectorRecord[]> {
+    return ((await this.knex(CONNECTORS).where({ tenant }).orderBy('name')) as ConnectorRow[]).map(connectorOfRow);
+  }
+
+  async find(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<ConnectorRecord | null> {
+    const row = (await db(CONNECTORS).where({ tenant, name }).first()) as ConnectorRow | undefined;
+    return row ? connectorOfRow(row) : null;
+  }
+
+  async get(tenant: string, name: string): Promise<ConnectorRecord> {
+    const found = await this.find(tenant, name);
+    if (!found) throw connectorNotFound(name);
+    return found;
+  }
+
+  /** The version and enabled flag only (the instance cache's cheap freshness check). */
+  async stamp(tenant: string, name: string): Promise<{ version: number; enabled: boolean } | null> {
+    const row = (await this.knex(CONNECTORS).where({ tenant, name }).first('version', 'enabled')) as { version: number | string; enabled: number | boolean } | undefined;
+    return row ? { version: Number(row.version), enabled: Boolean(row.enabled) } : null;
+  }
+
+  async count(tenant: string): Promise<number> {
+    const row = (await this.knex(CONNECTORS).where({ tenant }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
+  }
+
+  /** Inserts a connector; `quiet` (the first-start bootstrap) lets a unique violation through untranslated. */
+  async create(tenant: string, fields: ConnectorFields, principal: string | null): Promise<ConnectorRecord> {
+    const now = this.clock();
+    const record: ConnectorRecord = { id: newId(now), tenant, ...fields, version: 1, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
+    try {
+      await this.knex.transaction(async (trx) => {
+        await this.requireQueue(trx, tenant, fields.queue);
+        await trx(CONNECTORS).insert(rowOfConnector(record));
+        await this.recordConnector(trx, record, 'PKI-CONNECTOR-CREATED', principal);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ProblemError('PKI-CONN-004', { message: `A PKI connector named "${fields.name}" already exists` });
+      throw err;
+    }
+    return record;
+  }
+
+  /** Replaces the connector of that name (id, creation and type stay; the version grows). */
+  async update(tenant: string, fields: ConnectorFields, principal: string | null): Promise<ConnectorRecord> {
+    return this.knex.transaction(async (trx) => {
+      const current = await this.lockedConnector(trx, tenant, fields.name);
+      await this.requireQueue(trx, tenant, fields.queue);
+      const record: ConnectorRecord = {
+        ...current,
+        ...fields,
+        version: current.version + 1,
+        updatedAt: Math.max(this.clock(), current.updatedAt),
+        updatedBy: principal,
+      };
+      await trx(CONNECTORS).where({ id: current.id }).update(rowOfConnector(record));
+      await this.recordConnector(trx, record, 'PKI-CONNECTOR-UPDATED', principal);
+      return record;
+    });
+  }
+
+  async remove(tenant: string, name: string, principal: string | null): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const current = await this.lockedConnector(trx, tenant, name);
+      await trx(CONNECTORS).where({ id: current.id }).delete();
+      await this.recordConnector(trx, current, 'PKI-CONNECTOR-DELETED', principal);
+    });
+  }
+
+  private async lockedConnector(trx: Knex.Transaction, tenant: string, name: string): Promise<ConnectorRecord> {
+    const read = trx(CONNECTORS).where({ tenant, name }).first();
+    const row = (await (isMysql(trx) ? read.forUpdate() : read)) as ConnectorRow | undefined;
+    if (!row) throw connectorNotFound(name);
+    return connectorOfRow(row);
+  }
+
+  private async recordConnector(trx: Knex.Transaction, c: ConnectorRecord, code: string, principal: string | null): Promise<void> {
+    await this.events.append(
+      { tenant: c.tenant, code, module: 'pki', status: 'success', principal, objectType: 'pki-connector', objectId: c.name, payload: { connector: connectorView(c) } },
+      { trx },
+    );
+  }
+
+  // --- queues ---
+
+  /** The built-in queue `default` exists from its first use on (race-safe: a concurrent insert wins). */
+  async ensureDefaultQueue(tenant: string, db: Knex | Knex.Transaction = this.knex): Promise<void> {
+    if (await db(QUEUES).where({ tenant, name: DEFAULT_QUEUE }).first('id')) return;
+    const now = this.clock();
+    const record: QueueRecord = { id: newId(now), tenant, name: DEFAULT_QUEUE, description: 'Built-in queue', ...DEFAULT_QUEUE_SETTINGS, createdAt: now, updatedAt: now, createdBy: null, updatedBy: null };
+    const insert = async (trx: Knex.Transaction): Promise<void> => {
+      await trx(QUEUES).insert(rowOfQueue(record));
+      await this.recordQueue(trx, record, 'PKI-QUEUE-CREATED', null);
+    };
+    try {
+      if (db.isTransaction) {
+        // Inside the caller's transaction: a savepoint keeps a lost race from aborting it (MariaDB).
+        await (db as Knex.Transaction).transaction(insert);
+      } else await this.knex.transaction(insert);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+
+  private async requireQueue(trx: Knex.Transaction, tenant: string, name: string): Promise<void> {
+    if (name === DEFAULT_QUEUE) return this.ensureDefaultQueue(tenant, trx);
+    if (!(await trx(QUEUES).where({ tenant, name }).first('id'))) throw new ProblemError('PKI-CONN-002', { detail: `queue: no PKI queue is named "${name}"` });
+  }
+
+  async listQueues(tenant: string): Promise<QueueRecord[]> {
+    await this.ensureDefaultQueue(tenant);
+    return ((await this.knex(QUEUES).where({ tenant }).orderBy('name')) as QueueRow[]).map(queueOfRow);
+  }
+
+  async findQueue(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<QueueRecord | null> {
+    if (name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant, db);
+    const row = (await db(QUEUES).where({ tenant, name }).first()) as QueueRow | undefined;
+    return row ? queueOfRow(row) : null;
+  }
+
+  async getQueue(tenant: string, name: string): Promise<QueueRecord> {
+    const found = await this.findQueue(tenant, name);
+    if (!found) throw queueNotFound(name);
+    return found;
+  }
+
+  /** The retry settings of a queue; a queue deleted under its items falls back to the defaults. */
+  async settingsOf(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<QueueSettings> {
+    const row = (await db(QUEUES).where({ tenant, name }).first()) as QueueRow | undefined;
+    return row ? queueOfRow(row) : DEFAULT_QUEUE_SETTINGS;
+  }
+
+  /** Names of the paused queues of every tenant, as `tenant\0name`. */
+  async pausedQueues(): Promise<Set<string>> {
+    const rows = (await this.knex(QUEUES).where({ paused: true }).select('tenant', 'name')) as { tenant: string; name: string }[];
+    return new Set(rows.map((r) => `${r.tenant}\u0000${r.name}`));
+  }
+
+  async createQueue(tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
+    if (fields.name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant);
+    const now = this.clock();
+    const record: QueueRecord = { id: newId(now), tenant, ...fields, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
+    try {
+      await this.knex.transaction(async (trx) => {
+        await trx(QUEUES).insert(rowOfQueue(record));
+        await this.recordQueue(trx, record, 'PKI-QUEUE-CREATED', principal);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ProblemError('PKI-QUEUE-004', { message: `A PKI queue named "${fields.name}" already exists` });
+      throw err;
+    }
+    return record;
+  }
+
+  async updateQueue(tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
+    if (fields.name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant);
+    return this.knex.transaction(async (trx) => {
+      const read = trx(QUEUES).where({ tenant, name: fields.name }).first();
+      const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
+      if (!row) throw queueNotFound(fields.name);
+      const current = queueOfRow(row);
+      const record: QueueRecord = { ...current, ...fields, updatedAt: Math.max(this.clock(), current.updatedAt), updatedBy: principal };
+      await trx(QUEUES).where({ id: current.id }).update(rowOfQueue(record));
+      await this.recordQueue(trx, record, 'PKI-QUEUE-UPDATED', principal);
+      return record;
+    });
+  }
+
+  /** Deletes a queue no connector names and no item waits in; `default` cannot go. */
+  async removeQueue(tenant: string, name: string, principal: string | null): Promise<void> {
+    if (name === DEFAULT_QUEUE) throw new ProblemError('PKI-QUEUE-002', { message: 'The built-in queue "default" cannot be deleted' });
+    await this.knex.transaction(async (trx) => {
+      const read = trx(QUEUES).where({ tenant, name }).first();
+      const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
+      if (!row) throw queueNotFound(name);
+      const users = (await trx(CONNECTORS).where({ tenant, queue: name }).orderBy('name').select('name')) as { name: string }[];
+      if (users.length > 0) throw new ProblemError('PKI-QUEUE-005', { detail: `used by the PKI connector(s) ${users.map((u) => `"${u.name}"`).join(', ')}` });
+      if (await trx(ITEMS).where({ tenant, queue: name }).first('id')) throw new ProblemError('PKI-QUEUE-005', { detail: 'items are still queued in it' });
+      await trx(QUEUES).where({ id: row.id }).delete();
+      await this.recordQueue(trx, queueOfRow(row), 'PKI-QUEUE-DELETED', principal);
+    });
+  }
+
+  /** Counts and dates of the items of each queue of a tenant. */
+  async queueStates(tenant: string): Promise<Map<string, QueueStateView>> {
+    const rows = (await this.knex(ITEMS).where({ tenant }).groupBy('queue', 'state').select('queue', 'state').count({ n: '*' }).min({ next: 'next_attempt_at' })) as {
+      queue: string;
+      state: string;
+      n: number | string;
+      next: number | string | null;
+    }[];
+    const out = new Map<string, QueueStateView>();
+    const of = (queue: string): QueueStateView => {
+      let s = out.get(queue);
+      if (!s) out.set(queue, (s = { waiting: 0, running: 0, failed: 0, nextAttemptAt: null, lastError: null }));
+      return s;
+    };
+    for (const r of rows) {
+      const s = of(r.queue);
+      if (r.state === 'waiting' || r.state === 'running' || r.state === 'failed') s[r.state] = Number(r.n);
+      if (r.state === 'waiting' && r.next !== null) s.nextAttemptAt = Number(r.next);
+    }
+    for (const queue of out.keys()) {
+      const last = (await this.knex(ITEMS).where({ tenant, queue }).whereNotNull('last_error').orderBy('updated_at', 'desc').first('last_error')) as { last_error: string } | undefined;
+      of(queue).lastError = last?.last_error ?? null;
+    }
+    return out;
+  }
+
+  private async recordQueue(trx: Knex.Transaction, q: QueueRecord, code: string, principal: string | null): Promise<void> {
+    const { retries, initialDelaySeconds, maxDelaySeconds, paused, description } = q;
+    await this.events.append(
+      { tenant: q.tenant, code, module: 'pki', status: 'success', principal, objectType: 'pki-queue', objectId: q.name, payload: { queue: { name: q.name, description, retries, initialDelaySeconds, maxDelaySeconds, paused } } },
+      { trx },
+    );
+  }
+}
+
+export const EMPTY_QUEUE_STATE: QueueStateView = { waiting: 0, running: 0, failed: 0, nextAttemptAt: null, lastError: null };
+
+export const queueView = (q: QueueRecord, state: QueueStateView | undefined): QueueView => ({
+  _id: q.id,
+  name: q.name,
+  description: q.description,
+  retries: q.retries,
+  initialDelaySeconds: q.initialDelaySeconds,
+  maxDelaySeconds: q.maxDelaySeconds,
+  paused: q.paused,
+  createdAt: q.createdAt,
+  updatedAt: q.updatedAt,
+  state: state ?? EMPTY_QUEUE_STATE,
+});

@@ -1,0 +1,254 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProblemError } from '../../errors/index.js';
+import type { CoreServices } from '../../services.js';
+import type { ProfileService } from '../../profiles/types.js';
+import { checkConfiguration, openConfiguration, schemaOfType, sealConfiguration } from './configuration.js';
+import type { ConnectorInstances } from './instances.js';
+import { DEFAULT_QUEUE, DEFAULT_QUEUE_SETTINGS } from './model.js';
+import { connectorView, queueView, type ConnectorFields, type ConnectorRepository } from './repository.js';
+import { connectorInputSchema, connectorSchema, connectResultSchema, materialsSchema, nameBodySchema, nameParams, queueInputSchema, queueSchema } from './schemas.js';
+
+const CONNECTORS = '/api/v1/pki/connectors/';
+const QUEUES = '/api/v1/pki/queues/';
+const CAPABILITY = 'configuration' as const;
+const READ = { permission: 'configuration:pki:read' } as const;
+const WRITE = { permission: 'configuration:pki:write' } as const;
+const tags = ['pki-connectors'];
+
+type NameParams = { Params: { name: string } };
+const principalOf = (request: FastifyRequest): string | null => request.principal?.identifier ?? null;
+
+export interface ConnectorInput {
+  name: string;
+  type: string;
+  description?: string | null;
+  enabled?: boolean;
+  queue?: string;
+  configuration?: Record<string, unknown>;
+}
+
+export interface QueueInput {
+  name: string;
+  description?: string | null;
+  retries?: number;
+  initialDelaySeconds?: number;
+  maxDelaySeconds?: number;
+  paused?: boolean;
+}
+
+export interface ConnectorRouteOptions {
+  services: CoreServices;
+  repository: ConnectorRepository;
+  instances: ConnectorInstances;
+  /** The CA chain of a connector (the gateway's, cached). */
+  caChain(tenant: string, name: string): Promise<string[]>;
+  /** Imports a chain into /api/v1/cas (materials). */
+  importChain(tenant: string, chain: string[], principal: string | null): Promise<void>;
+  /** Told of every change (caches drop the connector). */
+  changed(tenant: string, name: string): void;
+}
+
+/** The profiles that name a connector (none while the profile service is not there). */
+async function profilesUsing(request: FastifyRequest, name: string): Promise<string[]> {
+  let profiles: ProfileService | undefined;
+  try {
+    profiles = request.diScope.resolve<{ profiles: ProfileService }>('enrollment').profiles;
+  } catch {
+    return [];
+  }
+  return (await profiles.list(request.tenant)).filter((p) => p.pkiConnector === name).map((p) => p.name);
+}
+
+/**
+ * /api/v1/pki/connectors/ (standard set, PATCH connect, PATCH materials) and /api/v1/pki/queues/ (standard
+ * set, answers with their `state`). Reads need configuration:pki:read, changes configuration:pki:write.
+ */
+export async function connectorRoutes(app: FastifyInstance, options: ConnectorRouteOptions): Promise<void> {
+  const { services, repository, instances } = options;
+  app.addSchema(connectorSchema);
+  app.addSchema(queueSchema);
+
+  /** Checks an input against the type's configSchema; `current` (PUT) lends its secrets to masked fields. */
+  const fieldsOf = (tenant: string, input: ConnectorInput, current: { type: string; configuration: Record<string, unknown> } | null): ConnectorFields => {
+    const schema = schemaOfType(services, input.type);
+    const opened = current && current.type === input.type ? openConfiguration(services.secrets, tenant, input.name, current.configuration) : null;
+    const configuration = checkConfiguration(schema, input.configuration, opened);
+    return {
+      name: input.name,
+      type: input.type,
+      description: input.description ?? null,
+      enabled: input.enabled ?? true,
+      queue: input.queue ?? DEFAULT_QUEUE,
+      configuration: sealConfiguration(services.secrets, tenant, input.name, schema, configuration),
+    };
+  };
+
+  app.get(CONNECTORS, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: { tags, summary: 'List PKI connectors', response: { 200: { type: 'array', items: { $ref: 'PkiConnector#' } } } },
+    handler: async (request) => (await repository.list(request.tenant)).map(connectorView),
+  });
+
+  app.get<NameParams>(`${CONNECTORS}:name`, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: { tags, summary: 'Get a PKI connector', params: nameParams, response: { 200: { $ref: 'PkiConnector#' } } },
+    handler: async (request) => connectorView(await repository.get(request.tenant, request.params.name)),
+  });
+
+  app.post<{ Body: ConnectorInput }>(CONNECTORS, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: {
+      tags,
+      summary: 'Create a PKI connector',
+      description:
+        "`configuration` is checked against the connector plugin's configSchema (PKI-CONN-002); fields marked x-secret are sealed at rest and read ********. PKI-CONN-006 unknown type, PKI-CONN-004 name taken.",
+      body: connectorInputSchema,
+      response: { 201: { $ref: 'PkiConnector#' } },
+    },
+    handler: async (request, reply) => {
+      const created = await repository.create(request.tenant, fieldsOf(request.tenant, request.body, null), principalOf(request));
+      options.changed(request.tenant, created.name);
+      return reply.code(201).send(connectorView(created));
+    },
+  });
+
+  app.put<{ Body: ConnectorInput }>(CONNECTORS, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: {
+      tags,
+      summary: 'Replace the PKI connector named in the body',
+      description: 'Secret configuration fields left out or sent back as ******** keep their stored value (same type); null clears one.',
+      body: connectorInputSchema,
+      response: { 200: { $ref: 'PkiConnector#' } },
+    },
+    handler: async (request) => {
+      const current = await repository.get(request.tenant, request.body.name);
+      const updated = await repository.update(request.tenant, fieldsOf(request.tenant, request.body, current), principalOf(request));
+      options.changed(request.tenant, updated.name);
+      return connectorView(updated);
+    },
+  });
+
+  app.delete<NameParams>(`${CONNECTORS}:name`, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: { tags, summary: 'Delete a PKI connector (PKI-CONN-005 while a certificate profile uses it)', params: nameParams, response: { 204: { type: 'null' } } },
+    handler: async (request, reply) => {
+      const name = request.params.name;
+      await repository.get(request.tenant, name);
+      const users = await profilesUsing(request, name);
+      if (users.length > 0) throw new ProblemError('PKI-CONN-005', { detail: `used by the certificate profile(s) ${users.map((u) => `"${u}"`).join(', ')}` });
+      await repository.remove(request.tenant, name, principalOf(request));
+      options.changed(request.tenant, name);
+      return reply.code(204).send();
+    },
+  });
+
+  app.patch<{ Body: { name: string } }>(`${CONNECTORS}connect`, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: {
+      tags,
+      summary: 'Test the connection of a PKI connector',
+      description: "Body `{name}`. Answers the connector's testConnection: `{ok, detail?}` (a connector that throws answers ok false with its message).",
+      body: nameBodySchema,
+      response: { 200: connectResultSchema },
+    },
+    handler: async (request) => {
+      const { connector } = await instances.resolve(request.tenant, request.body.name);
+      try {
+        const result = await connector.testConnection();
+        return { ok: Boolean(result.ok), ...(result.detail !== undefined ? { detail: String(result.detail) } : {}) };
+      } catch (err) {
+        return { ok: false, detail: (err as Error).message ?? String(err) };
+      }
+    },
+  });
+
+  app.patch<{ Body: { name: string } }>(`${CONNECTORS}materials`, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: {
+      tags,
+      summary: 'Fetch the CA chain of a PKI connector and import it into /api/v1/cas',
+      description: 'Body `{name}`. Answers `{chain: [pem…]}` (issuing CA first); each CA not yet imported is added to the certificate authorities, so trust chains build.',
+      body: nameBodySchema,
+      response: { 200: materialsSchema },
+    },
+    handler: async (request) => {
+      const chain = await options.caChain(request.tenant, request.body.name);
+      await options.importChain(request.tenant, chain, principalOf(request));
+      return { chain };
+    },
+  });
+
+  // --- queues ---
+
+  const queueFields = (input: QueueInput, current?: { retries: number; initialDelaySeconds: number; maxDelaySeconds: number; paused: boolean; description: string | null }) => {
+    const base = current ?? DEFAULT_QUEUE_SETTINGS;
+    const fields = {
+      name: input.name,
+      description: input.description === undefined ? ((current?.description ?? null) as string | null) : input.description,
+      retries: input.retries ?? base.retries,
+      initialDelaySeconds: input.initialDelaySeconds ?? base.initialDelaySeconds,
+      maxDelaySeconds: input.maxDelaySeconds ?? base.maxDelaySeconds,
+      paused: input.paused ?? base.paused,
+    };
+    if (fields.maxDelaySeconds < fields.initialDelaySeconds) throw new ProblemError('PKI-QUEUE-002', { detail: 'maxDelaySeconds is smaller than initialDelaySeconds' });
+    return fields;
+  };
+
+  app.get(QUEUES, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: { tags, summary: 'List PKI queues (the built-in queue "default" always exists)', response: { 200: { type: 'array', items: { $ref: 'PkiQueue#' } } } },
+    handler: async (request) => {
+      const [queues, states] = await Promise.all([repository.listQueues(request.tenant), repository.queueStates(request.tenant)]);
+      return queues.map((q) => queueView(q, states.get(q.name)));
+    },
+  });
+
+  app.get<NameParams>(`${QUEUES}:name`, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: { tags, summary: 'Get a PKI queue and its state', params: nameParams, response: { 200: { $ref: 'PkiQueue#' } } },
+    handler: async (request) => {
+      const queue = await repository.getQueue(request.tenant, request.params.name);
+      return queueView(queue, (await repository.queueStates(request.tenant)).get(queue.name));
+    },
+  });
+
+  app.post<{ Body: QueueInput }>(QUEUES, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: {
+      tags,
+      summary: 'Create a PKI queue',
+      description: 'Defaults: retries 10, initialDelaySeconds 30, maxDelaySeconds 3600, paused false. PKI-QUEUE-004 name taken.',
+      body: queueInputSchema,
+      response: { 201: { $ref: 'PkiQueue#' } },
+    },
+    handler: async (request, reply) => {
+      const created = await repository.createQueue(request.tenant, queueFields(request.body), principalOf(request));
+      return reply.code(201).send(queueView(created, undefined));
+    },
+  });
+
+  app.put<{ Body: QueueInput }>(QUEUES, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: { tags, summary: 'Update the PKI queue named in the body (fields left out keep their value)', body: queueInputSchema, response: { 200: { $ref: 'PkiQueue#' } } },
+    handler: async (request) => {
+      const current = await repository.getQueue(request.tenant, request.body.name);
+      const updated = await repository.updateQueue(request.tenant, queueFields(request.body, current), principalOf(request));
+      return queueView(updated, (await repository.queueStates(request.tenant)).get(updated.name));
+    },
+  });
+
+  app.delete<NameParams>(`${QUEUES}:name`, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: {
+      tags,
+      summary: 'Delete a PKI queue (PKI-QUEUE-005 while a connector names it or items wait in it; "default" stays)',
+      params: nameParams,
+      response: { 204: { type: 'null' } },
+    },
+    handler: async (request, reply) => {
+      await repository.removeQueue(request.tenant, request.params.name, principalOf(request));
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,94 @@
+import type { Knex } from 'knex';
+import { isMysql } from '../db/dialect.js';
+import { newId } from '../db/ids.js';
+import { isUniqueViolation } from '../db/unique.js';
+import { ProblemError } from '../errors/index.js';
+import type { EventStore } from '../events/store.js';
+import { rowOfStored, storedOfRow, viewOf, type ProfileRow, type StoredProfile } from './model.js';
+import type { CertificateProfile } from './types.js';
+
+const TABLE = 'certificate_profiles';
+export const profileNotFound = (name: string): ProblemError => new ProblemError('PRF-003', { detail: `No enabled certificate profile named "${name}"` });
+const exists = (name: string): ProblemError => new ProblemError('PRF-004', { detail: `A certificate profile named "${name}" already exists` });
+
+/**
+ * Certificate profiles of each tenant (migration 0015). Every change is one transaction with its
+ * PROFILE-CREATED / -UPDATED / -DELETED event.
+ */
+export class ProfileRepository {
+  constructor(
+    private readonly knex: Knex,
+    private readonly events: EventStore,
+    private readonly clock: () => number,
+  ) {}
+
+  async list(tenant: string): Promise<StoredProfile[]> {
+    return ((await this.knex(TABLE).where({ tenant }).orderBy('name')) as ProfileRow[]).map(storedOfRow);
+  }
+
+  async find(tenant: string, name: string): Promise<StoredProfile | null> {
+    const row = (await this.knex(TABLE).where({ tenant, name }).first()) as ProfileRow | undefined;
+    return row ? storedOfRow(row) : null;
+  }
+
+  async get(tenant: string, name: string): Promise<StoredProfile> {
+    const found = await this.find(tenant, name);
+    if (!found) throw new ProblemError('PRF-003', { detail: `No certificate profile named "${name}"` });
+    return found;
+  }
+
+  /** Creates a profile; PRF-004 when the name is taken (also when another writer took it a moment before). */
+  async create(tenant: string, profile: CertificateProfile, principal: string | null): Promise<StoredProfile> {
+    const now = this.clock();
+    const stored: StoredProfile = { id: newId(now), tenant, profile: { ...profile, createdAt: now, updatedAt: now }, version: 1, createdBy: principal, updatedBy: principal };
+    try {
+      await this.knex.transaction(async (trx) => {
+        await trx(TABLE).insert(rowOfStored(stored));
+        await this.record(trx, stored, 'PROFILE-CREATED', principal);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw exists(profile.name);
+      throw err;
+    }
+    return stored;
+  }
+
+  /** Replaces the profile of that name (its id, creation date and creator stay; version + 1). */
+  async update(tenant: string, profile: CertificateProfile, principal: string | null): Promise<StoredProfile> {
+    return this.knex.transaction(async (trx) => {
+      const current = await this.locked(trx, tenant, profile.name);
+      const stored: StoredProfile = {
+        ...current,
+        profile: { ...profile, createdAt: current.profile.createdAt, updatedAt: this.clock() },
+        version: current.version + 1,
+        updatedBy: principal,
+      };
+      await trx(TABLE).where({ id: current.id }).update(rowOfStored(stored));
+      await this.record(trx, stored, 'PROFILE-UPDATED', principal);
+      return stored;
+    });
+  }
+
+  /** Deletes a profile. Requests and certificates that name it keep the name. */
+  async remove(tenant: string, name: string, principal: string | null): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const current = await this.locked(trx, tenant, name);
+      await trx(TABLE).where({ id: current.id }).delete();
+      await this.record(trx, current, 'PROFILE-DELETED', principal);
+    });
+  }
+
+  private async locked(trx: Knex.Transaction, tenant: string, name: string): Promise<StoredProfile> {
+    const read = trx(TABLE).where({ tenant, name }).first();
+    const row = (await (isMysql(trx) ? read.forUpdate() : read)) as ProfileRow | undefined;
+    if (!row) throw new ProblemError('PRF-003', { detail: `No certificate profile named "${name}"` });
+    return storedOfRow(row);
+  }
+
+  private async record(trx: Knex.Transaction, stored: StoredProfile, code: string, principal: string | null): Promise<void> {
+    await this.events.append(
+      { tenant: stored.tenant, code, module: 'profiles', status: 'success', principal, objectType: 'profile', objectId: stored.profile.name, payload: { profile: viewOf(stored) } },
+      { trx },
+    );
+  }
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CoreServices } from '../services.js';
+import { viewOf } from './model.js';
+import { profileInputSchema, profileNameParams, profileSchema } from './schema.js';
+import type { Profiles } from './service.js';
+import { checkProfile } from './validate.js';
+
+const BASE = '/api/v1/certificate/profiles/';
+const CAPABILITY = 'configuration' as const;
+const READ = { permission: 'configuration:profiles:read' } as const;
+const WRITE = { permission: 'configuration:profiles:write' } as const;
+const tags = ['profiles'];
+
+type NameParams = { Params: { name: string } };
+const principalOf = (request: FastifyRequest): string | null => request.principal?.identifier ?? null;
+
+const ERRORS =
+  'PRF-002 invalid profile (unknown field, unknown subject element or SAN type, regex that does not compile, default key type not authorized, no enrollment mode, unknown PKI connector or password policy), PRF-004 name taken.';
+
+/**
+ * /api/v1/certificate/profiles/: the standard set (GET, GET :name, POST, PUT by the name in the body,
+ * DELETE :name). Reads need configuration:profiles:read, changes configuration:profiles:write; each
+ * change writes its PROFILE-… event in its transaction. Bodies are checked by validate.ts (PRF-002 for
+ * anything the schema or the rules refuse), so the route keeps the schema for documentation only.
+ */
+export async function profileRoutes(app: FastifyInstance, options: { services: CoreServices; profiles: Profiles }): Promise<void> {
+  const { services, profiles } = options;
+  const repository = profiles.repository;
+  app.addSchema(profileSchema);
+  const one = { 200: { $ref: 'CertificateProfile#' } };
+  const many = { 200: { type: 'array', items: { $ref: 'CertificateProfile#' } } };
+  const check = (request: FastifyRequest) => checkProfile(services.knex, services.clock, request.tenant, request.body);
+
+  app.get(BASE, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: { tags, summary: 'List certificate profiles', response: many },
+    handler: async (request) => (await repository.list(request.tenant)).map(viewOf),
+  });
+
+  app.get<NameParams>(`${BASE}:name`, {
+    config: { capability: CAPABILITY, access: READ },
+    schema: { tags, summary: 'Get a certificate profile', description: 'PRF-003 when there is none of that name.', params: profileNameParams, response: one },
+    handler: async (request) => viewOf(await repository.get(request.tenant, request.params.name)),
+  });
+
+  app.post(BASE, {
+    config: { capability: CAPABILITY, access: WRITE },
+    attachValidation: true,
+    schema: { tags, summary: 'Create a certificate profile', description: `Fields left out take their defaults. ${ERRORS}`, body: profileInputSchema, response: { 201: { $ref: 'CertificateProfile#' } } },
+    handler: async (request, reply) => {
+      const profile = await check(request);
+      return reply.code(201).send(viewOf(await repository.create(request.tenant, profile, principalOf(request))));
+    },
+  });
+
+  app.put(BASE, {
+    config: { capability: CAPABILITY, access: WRITE },
+    attachValidation: true,
+    schema: {
+      tags,
+      summary: 'Replace the certificate profile named in the body',
+      description: `The whole profile: fields left out take their defaults again. PRF-003 when there is none of that name. ${ERRORS}`,
+      body: profileInputSchema,
+      response: one,
+    },
+    handler: async (request) => {
+      const profile = await check(request);
+      return viewOf(await repository.update(request.tenant, profile, principalOf(request)));
+    },
+  });
+
+  app.delete<NameParams>(`${BASE}:name`, {
+    config: { capability: CAPABILITY, access: WRITE },
+    schema: { tags, summary: 'Delete a certificate profile (requests and certificates keep its name)', params: profileNameParams, response: { 204: { type: 'null' } } },
+    handler: async (request, reply) => {
+      await repository.remove(request.tenant, request.params.name, principalOf(request));
+      return reply.code(204).send();
+    },
+  });
+}
