@@ -5,9 +5,8 @@ import { ID_PATTERN, isId } from '../../db/ids.js';
 import type { ProblemError } from '../../errors/index.js';
 import type { RouteCapability } from '../../http/route-config.js';
 import { pageOf, searchBodySchema, searchPageSchema, type SearchBody } from '../../inventory/search/body.js';
-import { CSV_CHUNK_CHARS, csvCell, csvLine } from '../../inventory/search/csv.js';
+import { csvObjectCell, keysetCsv } from '../../inventory/search/csv.js';
 import { invalid, resolveElement } from '../../inventory/search/elements.js';
-import { isoDate } from '../../inventory/search/iso-date.js';
 import { applyAfter, applySort, sortKeysOf, type SortKey } from '../../inventory/search/sort.js';
 import { parseQuery, queryDictionary, querySource } from '../../query/index.js';
 import { tableVisibility } from './table-visibility.js';
@@ -72,13 +71,6 @@ const pick = (object: Record<string, unknown>, properties: readonly string[] | n
   return out;
 };
 
-/** One CSV cell: dates ISO 8601 (UTC), objects as JSON, text guarded against formula injection. */
-function cellOf(value: unknown, date: boolean): string {
-  if (value === undefined || value === null) return '';
-  if (date && typeof value === 'number') return isoDate(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return csvCell(typeof value === 'object' ? JSON.stringify(value) : String(value));
-}
 
 export async function registerTableSearch(app: FastifyInstance, spec: TableSearchSpec, deps: { knex: Knex; clock: () => number; logger: { warn: (o: object, m: string) => void } }): Promise<void> {
   const { knex, clock } = deps;
@@ -134,27 +126,13 @@ export async function registerTableSearch(app: FastifyInstance, spec: TableSearc
       };
       // Read before the answer starts: a bad query or a database failure is still a problem+json answer.
       const first = await batch(null);
-      async function* lines(): AsyncGenerator<string> {
-        yield csvLine(properties);
-        let rows = first;
-        for (;;) {
-          // The next keyset read overlaps this batch's formatting; at most one batch ahead.
-          const next = rows.length < CSV_BATCH ? null : batch(rows[rows.length - 1]!);
-          next?.catch(() => undefined);
-          let out = '';
-          for (const row of rows) {
+      const lines = () =>
+        keysetCsv(properties, first, CSV_BATCH, batch, (rows) =>
+          rows.map((row) => {
             const object = spec.objectOf(row);
-            out += `${properties.map((p) => cellOf(object[p], dates.has(p))).join(',')}\r\n`;
-            if (out.length >= CSV_CHUNK_CHARS) {
-              yield out;
-              out = '';
-            }
-          }
-          if (out !== '') yield out;
-          if (!next) return;
-          rows = await next;
-        }
-      }
+            return `${properties.map((p) => csvObjectCell(object[p], dates.has(p))).join(',')}\r\n`;
+          }),
+        );
       return reply
         .header('content-type', 'text/csv')
         .header('content-disposition', `attachment; filename="${spec.csvFilename}"`)

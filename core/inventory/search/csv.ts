@@ -54,6 +54,21 @@ export function csvLine(cells: readonly string[]): string {
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
+const isKeyValues = (value: unknown): value is { key: string; value: string }[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'object' && v !== null && 'key' in v);
+
+/**
+ * One CSV cell of a plain object's property (events, requests): dates ISO 8601 (UTC), labels / metadata as
+ * `key=value; …`, other objects as JSON, text guarded against formula injection.
+ */
+export function csvObjectCell(value: unknown, date: boolean): string {
+  if (value === undefined || value === null) return '';
+  if (date && typeof value === 'number') return isoDate(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (isKeyValues(value)) return csvCell(value.map((p) => `${p.key}=${p.value}`).join('; '));
+  return csvCell(typeof value === 'object' ? JSON.stringify(value) : String(value));
+}
+
 /** Dates and numbers the service wrote are not formulas: only free text needs the injection guard. */
 export function csvRow(properties: readonly string[], object: CertificateObject): string {
   return `${properties
@@ -81,6 +96,39 @@ const NO_SIDES = {};
  * (~450 KB) made a 1,000,000-row export peak near 350 MB of RSS, chunks under this bound near 220 MB.
  */
 export const CSV_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * A keyset-paged CSV export (certificates, requests, events): the header line, then each batch's lines handed
+ * out in chunks of about CSV_CHUNK_CHARS. The next keyset read starts while this batch is formatted (on another
+ * pooled connection): the database and the formatting overlap, at most one batch ahead, so memory stays bounded
+ * by two batches whatever the export's size. `linesOf` may answer lines or ready chunks.
+ */
+export async function* keysetCsv<R>(
+  header: readonly string[],
+  first: R[],
+  batchSize: number,
+  nextBatch: (last: R) => Promise<R[]>,
+  linesOf: (rows: R[]) => Iterable<string> | Promise<Iterable<string>>,
+): AsyncGenerator<string> {
+  yield csvLine(header);
+  let rows = first;
+  while (rows.length > 0) {
+    const next = rows.length < batchSize ? null : nextBatch(rows[rows.length - 1]!);
+    // A failure of the read ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
+    next?.catch(() => undefined);
+    let out = '';
+    for (const line of await linesOf(rows)) {
+      out += line;
+      if (out.length >= CSV_CHUNK_CHARS) {
+        yield out;
+        out = '';
+      }
+    }
+    if (out !== '') yield out;
+    if (!next) return;
+    rows = await next;
+  }
+}
 
 /**
  * csvRow for many rows without building their certificate objects: each cell from the row's column

@@ -7,7 +7,7 @@ import { CERTIFICATE_LANGUAGE } from '../language.js';
 import { columnsFor, DOCUMENT_COLUMNS_FOR, type CertificateRow } from '../repository.js';
 import { aggregateBodySchema, pageOf, searchBodySchema, searchPageSchema, type AggregateBody, type SearchBody } from './body.js';
 import { aggregateItems, applyAggregateOrder, applyGroupBy, DEFAULT_AGGREGATE_LIMIT } from './aggregate.js';
-import { CSV_CHUNK_CHARS, csvLine, csvLines, csvRow, DEFAULT_CSV_FIELDS } from './csv.js';
+import { csvLines, csvRow, DEFAULT_CSV_FIELDS, keysetCsv } from './csv.js';
 import { permissionsOf } from '../permissions.js';
 import type { CertificateObject } from '../types.js';
 import { invalid } from './elements.js';
@@ -147,36 +147,11 @@ export async function searchRoutes(app: FastifyInstance, ctx: InventoryContext):
       // still a problem+json answer; later failures can only cut the stream.
       const first = await batch(null);
       const tenant = request.tenant;
-      async function* lines(): AsyncGenerator<string> {
-        yield csvLine(properties);
-        let rows = first;
-        while (rows.length > 0) {
-          // The next keyset read starts now, on another pooled connection, while this batch's side rows
-          // are read and its lines written: the database and the formatting overlap. At most one batch
-          // ahead, so memory stays bounded by two batches whatever the export's size.
-          const next = rows.length < CSV_BATCH ? null : batch(rows[rows.length - 1]!);
-          // A failure of the read ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
-          next?.catch(() => undefined);
-          if (direct) {
-            const texts = await repository.sideTextsOf(tenant, rows.map((r) => r.id), projection, knex, { contiguous });
-            for (const chunk of csvLines(properties, rows, texts, ctx.clock())) yield chunk;
-          } else {
-            // A batch at a time, but in chunks under CSV_CHUNK_CHARS (see there).
-            const objects = await repository.objectsOf(tenant, rows, projection, knex, { contiguous });
-            let out = '';
-            for (const o of objects) {
-              out += csvRow(properties, o);
-              if (out.length >= CSV_CHUNK_CHARS) {
-                yield out;
-                out = '';
-              }
-            }
-            if (out !== '') yield out;
-          }
-          if (!next) return;
-          rows = await next;
-        }
-      }
+      const linesOf = async (rows: CertificateRow[]): Promise<Iterable<string>> => {
+        if (direct) return csvLines(properties, rows, await repository.sideTextsOf(tenant, rows.map((r) => r.id), projection, knex, { contiguous }), ctx.clock());
+        return (await repository.objectsOf(tenant, rows, projection, knex, { contiguous })).map((o) => csvRow(properties, o));
+      };
+      const lines = () => keysetCsv(properties, first, CSV_BATCH, batch, linesOf);
       return reply
         .header('content-type', 'text/csv')
         .header('content-disposition', 'attachment; filename="certificates.csv"')

@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { pageOf, searchBodySchema, searchPageSchema, aggregateBodySchema, type AggregateBody, type SearchBody } from '../../inventory/search/body.js';
 import { aggregateItems, applyAggregateOrder, applyGroupBy, DEFAULT_AGGREGATE_LIMIT } from '../../inventory/search/aggregate.js';
-import { CSV_CHUNK_CHARS, csvCell, csvLine } from '../../inventory/search/csv.js';
-import { isoDate } from '../../inventory/search/iso-date.js';
+import { csvObjectCell, keysetCsv } from '../../inventory/search/csv.js';
 import { applyAfter, applySort, sortKeysOf, type SortKey } from '../../inventory/search/sort.js';
 import { projectionOf } from '../../events/routes/table-search.js';
 import { applyQuery, parseQuery, queryDictionary, querySource } from '../../query/index.js';
@@ -50,13 +49,6 @@ const PROPERTIES = [
 const DATES = new Set(['registrationDate', 'lastModificationDate', 'expirationDate', 'removeAt', 'retryAt']);
 const CSV_BATCH = 1000;
 
-function cellOf(value: unknown, date: boolean): string {
-  if (value === undefined || value === null) return '';
-  if (date && typeof value === 'number') return isoDate(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'object' && v && 'key' in v)) return csvCell((value as { key: string; value: string }[]).map((p) => `${p.key}=${p.value}`).join('; '));
-  return csvCell(typeof value === 'object' ? JSON.stringify(value) : String(value));
-}
 
 /**
  * POST /api/v1/requests/search, /aggregate, /csv and GET /search/dictionary (HRQL). What a caller sees
@@ -175,26 +167,13 @@ export async function requestSearchRoutes(app: FastifyInstance, services: CoreSe
         return q.limit(CSV_BATCH) as Promise<Record<string, unknown>[]>;
       };
       const first = await batch(null);
-      async function* lines(): AsyncGenerator<string> {
-        yield csvLine(properties);
-        let rows = first;
-        for (;;) {
-          const next = rows.length < CSV_BATCH ? null : batch(rows[rows.length - 1]!);
-          next?.catch(() => undefined);
-          let out = '';
-          for (const object of await ctx.store.objectsOfRows(tenant, rows)) {
+      const lines = () =>
+        keysetCsv(properties, first, CSV_BATCH, batch, async (rows) =>
+          (await ctx.store.objectsOfRows(tenant, rows)).map((object) => {
             const o = object as unknown as Record<string, unknown>;
-            out += `${properties.map((p) => cellOf(o[p], DATES.has(p))).join(',')}\r\n`;
-            if (out.length >= CSV_CHUNK_CHARS) {
-              yield out;
-              out = '';
-            }
-          }
-          if (out !== '') yield out;
-          if (!next) return;
-          rows = await next;
-        }
-      }
+            return `${properties.map((p) => csvObjectCell(o[p], DATES.has(p))).join(',')}\r\n`;
+          }),
+        );
       return reply.header('content-type', 'text/csv').header('content-disposition', 'attachment; filename="requests.csv"').send(Readable.from(lines(), { objectMode: false }));
     },
   });
