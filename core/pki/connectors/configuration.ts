@@ -43,7 +43,11 @@ const getAt = (obj: Json, path: readonly string[]): unknown => {
 function setAt(obj: Json, path: readonly string[], value: unknown): void {
   let at: Json = obj;
   for (const key of path.slice(0, -1)) {
-    if (!isObject(at[key])) at[key] = {};
+    // Removing a field of an object the client left out changes nothing (no `eab: {}` made up).
+    if (!isObject(at[key])) {
+      if (value === undefined) return;
+      at[key] = {};
+    }
     at = at[key] as Json;
   }
   const last = path[path.length - 1]!;
