@@ -120,6 +120,20 @@ export class EventStore {
     return stored;
   }
 
+  /**
+   * Appends several events, in order, inside the caller's transaction `trx` under one lock of the chain head
+   * (one read of the head, one multi-row INSERT, one head update): what `append` with `{trx}` does one by
+   * one, for a caller that writes more than one event in a transaction. `written`: `trx` has written already
+   * (on SQLite it holds the write lock, so the head it reads is the newest: no lock-taking write first).
+   */
+  async appendAll(inputs: readonly NewEventInput[], options: { trx: Knex.Transaction; written?: boolean }): Promise<StoredEvent[]> {
+    const { trx } = options;
+    if (inputs.length === 0) return [];
+    const stored = await this.write(trx, inputs, options.written ?? false);
+    if (this.appended.size > 0) trx.executionPromise.then(() => this.notify(stored), () => undefined);
+    return stored;
+  }
+
   private notify(events: readonly StoredEvent[]): void {
     for (const event of events) for (const listener of this.appended) listener(event);
   }
@@ -156,11 +170,12 @@ export class EventStore {
   }
 
   /** Writes `inputs` as the next events of the chain, in order, inside `trx` (which ends holding the head). */
-  private async write(trx: Knex.Transaction, inputs: readonly NewEventInput[]): Promise<StoredEvent[]> {
+  private async write(trx: Knex.Transaction, inputs: readonly NewEventInput[], written = false): Promise<StoredEvent[]> {
     // SQLite: take the write lock before reading the head. A transaction that reads first holds a snapshot,
     // and when another process commits meanwhile its first write fails at once (SQLITE_BUSY_SNAPSHOT)
-    // instead of waiting; a write first waits (busy_timeout) and then reads the newest head.
-    if (this.engine === 'sqlite') await trx('event_chain').where({ id: 1 }).update({ seq: trx.raw('??', ['seq']) });
+    // instead of waiting; a write first waits (busy_timeout) and then reads the newest head. A transaction
+    // that has written holds the lock already.
+    if (this.engine === 'sqlite' && !written) await trx('event_chain').where({ id: 1 }).update({ seq: trx.raw('??', ['seq']) });
     const headQuery = trx('event_chain').where({ id: 1 }).first('seq', 'hash');
     const head = (await (this.engine === 'mysql' ? headQuery.forUpdate() : headQuery)) as { seq: number | string; hash: string } | undefined;
     if (!head) throw new Error('event chain head is missing: migrations not applied');

@@ -14,8 +14,11 @@ export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: ()
       await knex('plugin_kv').insert(row).onConflict(['plugin_id', 'tenant', 'key']).merge(['value', 'updated_at']);
     },
     async setIfAbsent<T>(key: string, value: T): Promise<T> {
-      // Insert-or-ignore on the unique key, then read: whoever inserted first wins, on every node.
-      await knex('plugin_kv').insert({ ...scope, key, value: JSON.stringify(value), updated_at: clock() }).onConflict(['plugin_id', 'tenant', 'key']).ignore();
+      // Insert-or-ignore on the unique key: whoever inserted first wins, on every node. When this insert
+      // wrote the row (the driver's count of rows it changed says so) the value is ours; else it is read.
+      const json = JSON.stringify(value);
+      const insert = knex('plugin_kv').insert({ ...scope, key, value: json, updated_at: clock() }).onConflict(['plugin_id', 'tenant', 'key']).ignore().toSQL().toNative();
+      if (insertedRows(await knex.raw(insert.sql, insert.bindings)) === 1) return JSON.parse(json) as T;
       const row = (await knex('plugin_kv').where({ ...scope, key }).first('value')) as { value: string };
       return JSON.parse(row.value) as T;
     },
@@ -23,4 +26,20 @@ export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: ()
       await knex('plugin_kv').where({ ...scope, key }).delete();
     },
   };
+}
+
+/**
+ * Rows an INSERT … ON CONFLICT DO NOTHING / INSERT IGNORE run with knex.raw wrote, from the driver's own
+ * count: better-sqlite3 answers `{ changes }` (sqlite3_changes of that statement: 0 when it did nothing),
+ * mysql2 `[ResultSetHeader { affectedRows }, fields]` (0 for an ignored row, whatever FOUND_ROWS says).
+ * null when the answer has neither (the caller reads instead). Not knex's insert() result: its lastID on
+ * better-sqlite3 is the connection's last rowid, stale when the insert did nothing.
+ */
+function insertedRows(result: unknown): number | null {
+  const header: unknown = Array.isArray(result) ? result[0] : result;
+  if (typeof header !== 'object' || header === null) return null;
+  const { affectedRows, changes } = header as { affectedRows?: unknown; changes?: unknown };
+  if (typeof affectedRows === 'number') return affectedRows;
+  if (typeof changes === 'number') return changes;
+  return null;
 }

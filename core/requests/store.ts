@@ -86,6 +86,29 @@ function pairsOf(list: readonly KeyValue[]): KeyValue[] {
   return [...unique.values()].sort((a, b) => (a.key === b.key ? (a.value < b.value ? -1 : 1) : a.key < b.key ? -1 : 1));
 }
 
+/** The request `base` after `patch` (as update wrote it), as a read would answer it. */
+function patched(base: StoredRequest, patch: RequestPatch, modifiedAt: number): StoredRequest {
+  const r = base.request;
+  const row: Row = {
+    id: r._id,
+    module: r.module,
+    workflow: r.workflow,
+    requester: r.requester ?? null,
+    requester_comment: r.requesterComment ?? null,
+    registration_date: r.registrationDate,
+    last_modification_date: modifiedAt,
+  };
+  // Every column from the base (JSON ones as text, as stored), then the patch's columns over them.
+  for (const { property, column, kind } of COLUMNS) {
+    const value = r[property];
+    row[column] = value === undefined || value === null ? null : kind === 'json' ? JSON.stringify(value) : value;
+  }
+  Object.assign(row, columnsOf(patch));
+  const labels = patch.labels ? pairsOf(patch.labels) : [...r.labels];
+  const metadata = patch.metadata ? pairsOf(patch.metadata) : [...r.metadata];
+  return { version: base.version + 1, request: objectOf(row, labels, metadata) };
+}
+
 /**
  * WebRA requests (migration 0008), tenant-scoped. Every write is one transaction over the row and its
  * labels / metadata, so a failure leaves nothing half-written. `version` starts at 1 and grows on each
@@ -98,10 +121,12 @@ export class RequestStore {
   ) {}
 
   /** `trx`: inside the caller's transaction (a transition and its event commit together). */
-  async insert(input: NewRequest, opts: { trx?: Knex.Transaction } = {}): Promise<StoredRequest> {
+  /** `id`: the new request's id, made beforehand by the caller (newId); else made here. */
+  async insert(input: NewRequest, opts: { trx?: Knex.Transaction; id?: string } = {}): Promise<StoredRequest> {
     if (!REQUEST_WORKFLOWS.includes(input.workflow)) throw new Error(`requests: unknown workflow ${JSON.stringify(input.workflow)}`);
     const now = this.clock();
-    const id = newId(now);
+    if (opts.id !== undefined && !isId(opts.id)) throw new Error(`requests: ${JSON.stringify(opts.id)} is not an id`);
+    const id = opts.id ?? newId(now);
     const row: Row = {
       id,
       tenant: input.tenant,
@@ -117,8 +142,11 @@ export class RequestStore {
     };
     const write = async (trx: Knex.Transaction): Promise<StoredRequest> => {
       await trx('requests').insert(row);
-      await this.writeSides(trx, input.tenant, id, input);
-      return (await this.read(trx, input.tenant, id))!;
+      // A new id has no side rows yet: insert only. The answer is what was written (the columns' defaults
+      // filled in), not a read back.
+      const labels = await this.insertSides(trx, input.tenant, id, SIDES.labels, input.labels);
+      const metadata = await this.insertSides(trx, input.tenant, id, SIDES.metadata, input.metadata);
+      return { version: 1, request: objectOf({ retry_count: 0, dry_run: false, ...row }, labels, metadata) };
     };
     return opts.trx ? write(opts.trx) : this.knex.transaction(write);
   }
@@ -126,6 +154,22 @@ export class RequestStore {
   async get(tenant: string, id: string, opts: { trx?: Knex.Transaction } = {}): Promise<StoredRequest | null> {
     const key = id.toLowerCase();
     return isId(key) ? this.read(opts.trx ?? this.knex, tenant, key) : null;
+  }
+
+  /**
+   * `get` for a caller that holds the request as it was at some version (`known`): the row is read, and when
+   * it is still at that version its labels and metadata are `known`'s (only insert and update write them,
+   * each with a new version), without reading them.
+   */
+  async getKnowing(tenant: string, id: string, known: StoredRequest, opts: { trx?: Knex.Transaction } = {}): Promise<StoredRequest | null> {
+    const key = id.toLowerCase();
+    if (!isId(key)) return null;
+    if (known.request._id !== key) return this.read(opts.trx ?? this.knex, tenant, key);
+    const db = opts.trx ?? this.knex;
+    const row = (await db('requests').where({ tenant, id: key }).first()) as Row | undefined;
+    if (!row) return null;
+    if (Number(row.version) !== known.version) return this.read(db, tenant, key);
+    return { version: known.version, request: objectOf(row, [...known.request.labels], [...known.request.metadata]) };
   }
 
   /** Request objects of rows of `requests` read by a search (labels and metadata in one read each). */
@@ -142,11 +186,16 @@ export class RequestStore {
     return rows.map((row) => objectOf(row, pairsOf(labels.get(String(row.id)) ?? []), pairsOf(metadata.get(String(row.id)) ?? [])));
   }
 
-  /** Applies `patch` if the request is still at `expectedVersion`; the modification date is the clock's. */
-  async update(tenant: string, id: string, expectedVersion: number, patch: RequestPatch, opts: { trx?: Knex.Transaction } = {}): Promise<UpdateResult> {
+  /**
+   * Applies `patch` if the request is still at `expectedVersion`; the modification date is the clock's.
+   * `base`: the request as read at `expectedVersion` — the answer is then built from it and the patch (the
+   * conditional UPDATE proves the row was still that version) instead of read back.
+   */
+  async update(tenant: string, id: string, expectedVersion: number, patch: RequestPatch, opts: { trx?: Knex.Transaction; base?: StoredRequest } = {}): Promise<UpdateResult> {
     const key = id.toLowerCase();
     if (!isId(key)) return { outcome: 'missing' };
     const columns = { ...columnsOf(patch), last_modification_date: this.clock(), version: expectedVersion + 1 };
+    const base = opts.base && opts.base.version === expectedVersion && opts.base.request._id === key ? opts.base : undefined;
     const run = async (trx: Knex.Transaction): Promise<UpdateResult> => {
       const changed = await trx('requests').where({ tenant, id: key, version: expectedVersion }).update(columns);
       if (changed === 0) {
@@ -154,9 +203,17 @@ export class RequestStore {
         return current ? { outcome: 'conflict', version: Number(current.version) } : { outcome: 'missing' };
       }
       await this.writeSides(trx, tenant, key, patch);
+      if (base) return { outcome: 'updated', stored: patched(base, patch, columns.last_modification_date) };
       return { outcome: 'updated', stored: (await this.read(trx, tenant, key))! };
     };
     return opts.trx ? run(opts.trx) : this.knex.transaction(run);
+  }
+
+  /** The side rows of a new request; answers the list as a read would give it. */
+  private async insertSides(trx: Knex.Transaction, tenant: string, id: string, table: string, list: readonly KeyValue[] | undefined): Promise<KeyValue[]> {
+    const pairs = pairsOf(list ?? []);
+    if (pairs.length > 0) await trx(table).insert(pairs.map((p) => ({ request_id: id, tenant, key: p.key, value: p.value })));
+    return pairs;
   }
 
   /** Replaces the labels / metadata lists `input` carries. */

@@ -5,10 +5,10 @@ import { ProblemError } from '../../errors/index.js';
 import type { CoreServices } from '../../services.js';
 import { faultPoint } from './fault.js';
 import type { ConnectorInstances } from './instances.js';
-import { DEFAULT_QUEUE_SETTINGS, type QueueItem, type QueueSettings } from './model.js';
+import { DEFAULT_QUEUE_SETTINGS, type ConnectorRecord, type QueueItem, type QueueSettings } from './model.js';
 import type { QueueItems } from './queue.js';
 import type { ConnectorRepository } from './repository.js';
-import type { CompletionHandlers, FinalIssue, FinalRevoke, IssueResult, PkiGateway, QueueItemState, RevokeResult } from './types.js';
+import type { CompletionHandlers, FinalIssue, FinalRevoke, IssueOptions, IssueResult, PkiGateway, QueueItemState, RevokeResult } from './types.js';
 
 export const QUEUE_JOB = 'pki.queue';
 /** Items claimed per read of the queue, and attempts in flight at once on one node. */
@@ -99,8 +99,7 @@ export class Gateway implements PkiGateway {
   }
 
   async exists(tenant: string, connector: string): Promise<boolean> {
-    const stamp = await this.repository.stamp(tenant, connector);
-    return stamp !== null && stamp.enabled;
+    return this.instances.enabled(tenant, connector);
   }
 
   async caChain(tenant: string, connector: string): Promise<string[]> {
@@ -134,9 +133,9 @@ export class Gateway implements PkiGateway {
     };
   }
 
-  async issue(tenant: string, connector: string, request: IssueRequest): Promise<IssueResult> {
+  async issue(tenant: string, connector: string, request: IssueRequest, options: IssueOptions = {}): Promise<IssueResult> {
     const payload: IssueRequest = { ...request, publication: request.publication ?? this.publicationOf(connector) };
-    const result = await this.start(tenant, connector, 'issue', request.requestId, payload as unknown as Record<string, unknown>);
+    const result = await this.start(tenant, connector, 'issue', request.requestId, payload as unknown as Record<string, unknown>, options.with);
     return result as IssueResult;
   }
 
@@ -145,11 +144,25 @@ export class Gateway implements PkiGateway {
   }
 
   /** Writes the item, makes the first attempt (unless the queue is paused) and applies its answer. */
-  private async start(tenant: string, connector: string, operation: 'issue' | 'revoke', requestId: string, payload: Record<string, unknown>): Promise<IssueResult | RevokeResult> {
-    const { record } = await this.instances.resolve(tenant, connector);
-    const queue = await this.repository.findQueue(tenant, record.queue);
-    const paused = queue?.paused ?? false;
-    const { item, existing } = await this.items.insert({ tenant, requestId, connector, queue: record.queue, operation, payload }, { running: !paused, leaseMs: this.leaseMs });
+  private async start(
+    tenant: string,
+    connector: string,
+    operation: 'issue' | 'revoke',
+    requestId: string,
+    payload: Record<string, unknown>,
+    write?: (trx: Knex.Transaction) => Promise<void>,
+  ): Promise<IssueResult | RevokeResult> {
+    let record: ConnectorRecord;
+    let paused: boolean;
+    try {
+      ({ record } = await this.instances.resolve(tenant, connector));
+      paused = (await this.repository.findQueue(tenant, record.queue))?.paused ?? false;
+    } catch (err) {
+      // No item can be written: the caller's writes are committed alone (IssueOptions.with).
+      if (write) await this.services.knex.transaction(write);
+      throw err;
+    }
+    const { item, existing } = await this.items.insert({ tenant, requestId, connector, queue: record.queue, operation, payload }, { running: !paused, leaseMs: this.leaseMs, ...(write ? { with: write } : {}) });
     if (existing || paused) {
       if (paused && !existing) this.wake(item.nextAttemptAt ?? this.services.clock());
       return this.stateResult(item);
@@ -220,7 +233,8 @@ export class Gateway implements PkiGateway {
     const handlers = this.handlers;
     if (!handlers) this.logger.warn({ request: item.requestId }, 'no PKI completion handlers are registered: the outcome is only answered to the caller');
     await this.services.knex.transaction(async (trx: Knex.Transaction) => {
-      const current = await this.items.lockForCompletion(trx, item);
+      // Giving up records the attempts of the item as locked; a final answer needs only that it is live.
+      const current = gaveUp !== undefined ? await this.items.lockForCompletion(trx, item) : (await this.items.lockLive(trx, item)) ? item : null;
       if (!current || current.state === 'failed') return;
       if (handlers) {
         if (item.operation === 'revoke') await handlers.revoked(trx, item.tenant, item.requestId, final as FinalRevoke);

@@ -47,6 +47,18 @@ export class ConnectorInstances {
     this.cache.delete(key(tenant, name));
   }
 
+  /**
+   * Whether the tenant's connector `name` exists and is enabled. An instance checked within VERSION_CHECK_MS
+   * (cached only while enabled; dropped by `forget` on a change here) answers without a read, as `resolve`
+   * trusts it; else one read of the version row.
+   */
+  async enabled(tenant: string, name: string): Promise<boolean> {
+    const entry = this.cache.get(key(tenant, name));
+    if (entry && this.clock() - entry.checkedAt < VERSION_CHECK_MS) return true;
+    const stamp = await this.repository.stamp(tenant, name);
+    return stamp !== null && stamp.enabled;
+  }
+
   /** The enabled connector `name` of a tenant and its instance; PKI-CONN-003 when missing or disabled. */
   async resolve(tenant: string, name: string): Promise<ActiveConnector> {
     const k = key(tenant, name);

@@ -43,7 +43,10 @@ export class QueueItems {
    * due now (`running: false`, a paused queue). A failed item of the same request is replaced; an item
    * still in flight is answered as it is (`existing`).
    */
-  async insert(item: NewItem, options: { running: boolean; leaseMs: number }): Promise<{ item: QueueItem; existing: boolean }> {
+  async insert(
+    item: NewItem,
+    options: { running: boolean; leaseMs: number; with?: (trx: Knex.Transaction) => Promise<void> },
+  ): Promise<{ item: QueueItem; existing: boolean }> {
     for (let tries = 0; ; tries++) {
       const now = this.clock();
       const owner = newId(now);
@@ -65,6 +68,16 @@ export class QueueItems {
         created_at: now,
         updated_at: now,
       };
+      const write = options.with;
+      if (write) {
+        // The caller's writes (a new request) and the item commit together; nothing else can hold the item
+        // of a request that did not exist, so a failure is the caller's.
+        await this.knex.transaction(async (trx) => {
+          await trx(ITEMS).insert(row);
+          await write(trx);
+        });
+        return { item: itemOfRow(row), existing: false };
+      }
       try {
         await this.knex(ITEMS).insert(row);
         return { item: itemOfRow(row), existing: false };
@@ -145,6 +158,17 @@ export class QueueItems {
     const read = trx(ITEMS).where({ id: item.id }).first();
     const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueItemRow | undefined;
     return row ? itemOfRow(row) : null;
+  }
+
+  /**
+   * lockForCompletion for a completion that needs only to know the item is still there and not failed:
+   * SQLite takes the write lock with the conditional touch itself (one statement, no read after it);
+   * MySQL locks the row (FOR UPDATE) and reads its state.
+   */
+  async lockLive(trx: Knex.Transaction, item: QueueItem): Promise<boolean> {
+    if (!isMysql(trx)) return (await trx(ITEMS).where({ id: item.id }).whereNot({ state: 'failed' }).update({ updated_at: this.clock() })) === 1;
+    const row = (await trx(ITEMS).where({ id: item.id }).first('state').forUpdate()) as { state: string } | undefined;
+    return row !== undefined && row.state !== 'failed';
   }
 
   async remove(trx: Knex.Transaction, id: string): Promise<void> {

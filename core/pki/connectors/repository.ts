@@ -210,7 +210,11 @@ export class ConnectorRepository {
   }
 
   async findQueue(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<QueueRecord | null> {
-    if (name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant, db);
+    const found = (await db(QUEUES).where({ tenant, name }).first()) as QueueRow | undefined;
+    if (found) return queueOfRow(found);
+    if (name !== DEFAULT_QUEUE) return null;
+    // The built-in queue on its first use (one read in the usual case, where it exists).
+    await this.ensureDefaultQueue(tenant, db);
     const row = (await db(QUEUES).where({ tenant, name }).first()) as QueueRow | undefined;
     return row ? queueOfRow(row) : null;
   }

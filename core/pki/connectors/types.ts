@@ -46,6 +46,16 @@ export interface QueueItemState {
   lastError: string | null;
 }
 
+export interface IssueOptions {
+  /**
+   * The caller's writes for a request that does not exist yet (its row, its event), committed in one
+   * transaction with the queue item, before the connector is called. When no item can be written (the
+   * connector is missing or disabled) they are committed alone before issue rejects; when they fail,
+   * nothing is written and issue rejects with their error.
+   */
+  with?: (trx: Knex.Transaction) => Promise<void>;
+}
+
 export interface PkiGateway {
   /** The request workflow registers its completion handlers once, before jobs start. */
   setHandlers(handlers: CompletionHandlers): void;
@@ -54,7 +64,7 @@ export interface PkiGateway {
    * queue item first; a final answer runs `handlers.issued` (one transaction with the item's removal) before
    * this resolves. `queued`: the request waits for the queue job.
    */
-  issue(tenant: string, connector: string, request: IssueRequest): Promise<IssueResult>;
+  issue(tenant: string, connector: string, request: IssueRequest, options?: IssueOptions): Promise<IssueResult>;
   /** Same for a revocation; `requestId` keys the queue item. */
   revoke(tenant: string, connector: string, requestId: string, request: RevokeRequest): Promise<RevokeResult>;
   /** The connector's CA chain (leaf-most first), PEM. */

@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import type { IssueRequest } from '@certwright/sdk';
 import type { FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
@@ -129,6 +130,11 @@ function single(template: Record<string, unknown>, name: string): string | null 
 export class RequestWorkflows {
   readonly store: RequestStore;
   readonly secrets: RequestSecrets;
+  /**
+   * Issuances this node's callers wait for (issueThrough): the `issued` handler leaves here, once its
+   * transaction committed, the request and certificate it wrote, so the answer is not read back.
+   */
+  private readonly written = new Map<string, { known: () => StoredRequest | undefined; done?: { stored: StoredRequest; certificate: CertificateObject } }>();
 
   constructor(
     private readonly services: CoreServices,
@@ -146,13 +152,24 @@ export class RequestWorkflows {
     return this.services.events.append({ module: 'webra', status: 'success', ...input }, { trx });
   }
 
+  /**
+   * Several events in order under one lock of the chain head (EventStore.appendAll), in a transaction that
+   * has written the request already (every caller appends after its request write).
+   */
+  private eventsIn(trx: Knex.Transaction, inputs: (Omit<NewEventInput, 'module' | 'status'> & { status?: NewEventInput['status'] })[]): Promise<unknown> {
+    return this.services.events.appendAll(
+      inputs.map((input) => ({ module: 'webra', status: 'success' as const, ...input })),
+      { trx, written: true },
+    );
+  }
+
   private requestPayload(r: RequestObject): Record<string, unknown> {
     return { requestId: r._id, workflow: r.workflow, profile: r.profile, requester: r.requester ?? null };
   }
 
   /** Applies a patch at the version read; a concurrent transition wins and this one is refused (REQ-009). */
   private async transition(trx: Knex.Transaction, stored: StoredRequest, tenant: string, patch: RequestPatch): Promise<StoredRequest> {
-    const result = await this.store.update(tenant, stored.request._id, stored.version, patch, { trx });
+    const result = await this.store.update(tenant, stored.request._id, stored.version, patch, { trx, base: stored });
     if (result.outcome === 'updated') return result.stored;
     if (result.outcome === 'missing') throw new ProblemError('REQ-003');
     throw new ProblemError('REQ-009', { message: 'The request changed meanwhile (another decision was taken first)' });
@@ -259,7 +276,7 @@ export class RequestWorkflows {
       };
     }
 
-    const stored = await this.knex.transaction(async (trx) => {
+    const write = async (trx: Knex.Transaction, newRequestId?: string): Promise<StoredRequest> => {
       const inserted = await this.store.insert(
         {
           tenant,
@@ -279,16 +296,31 @@ export class RequestWorkflows {
           requestedX509Data: prepared.plan,
           ...(direct ? { approver: principal.identifier } : {}),
         },
-        { trx },
+        { trx, ...(newRequestId ? { id: newRequestId } : {}) },
       );
       const id = inserted.request._id;
       if (prepared.key) await this.secrets.put(trx, tenant, id, 'key', prepared.key);
       if (prepared.password) await this.secrets.put(trx, tenant, id, 'password', prepared.password);
       if (prepared.importKey) await this.secrets.put(trx, tenant, id, 'import-key', prepared.importKey);
-      await this.event(trx, { tenant, code: 'REQUEST-SUBMITTED', principal: principal.identifier, objectType: 'request', objectId: id, payload: { ...this.requestPayload(inserted.request), status: inserted.request.status } });
-      if (!direct) await this.event(trx, { tenant, code: L.requestPending, principal: principal.identifier, objectType: 'request', objectId: id, payload: this.requestPayload(inserted.request) });
+      await this.eventsIn(trx, [
+        { tenant, code: 'REQUEST-SUBMITTED', principal: principal.identifier, objectType: 'request', objectId: id, payload: { ...this.requestPayload(inserted.request), status: inserted.request.status } },
+        ...(direct ? [] : [{ tenant, code: L.requestPending, principal: principal.identifier, objectType: 'request', objectId: id, payload: this.requestPayload(inserted.request) }]),
+      ]);
       return inserted;
-    });
+    };
+    if (direct && (workflow === 'enroll' || workflow === 'renew') && !challengeMode) {
+      // A direct issuance: the request (and its event) commit in one transaction with the PKI queue item,
+      // before the connector is called (PkiGateway.issue `with`).
+      const id = newId(this.services.clock());
+      // The plan as the stored request will read it (requested_x509_data is JSON).
+      const plan = JSON.parse(JSON.stringify(prepared.plan)) as Plan;
+      let inserted: StoredRequest | undefined;
+      const { stored, certificate } = await this.issueThrough(tenant, id, plan, profile, undefined, () => inserted, async (trx) => {
+        inserted = await write(trx, id);
+      });
+      return this.answer(tenant, stored, principal, certificate);
+    }
+    const stored = await this.knex.transaction((trx) => write(trx));
     if (!direct) return this.answer(tenant, stored, principal);
     const done = await this.execute(tenant, stored, profile, principal);
     return this.answer(tenant, done, principal);
@@ -524,12 +556,29 @@ export class RequestWorkflows {
 
   /** Issuance through the gateway; the `issued` handler completes the request before this returns. */
   private async issue(tenant: string, stored: StoredRequest, profile: CertificateProfile, csrPem?: string): Promise<StoredRequest> {
-    const r = stored.request;
-    const plan = (r.requestedX509Data ?? {}) as Plan;
+    const plan = (stored.request.requestedX509Data ?? {}) as Plan;
+    return (await this.issueThrough(tenant, stored.request._id, plan, profile, csrPem, () => stored)).stored;
+  }
+
+  /**
+   * Issues request `id` through the gateway; `current` is the request as stored (for `fail`), `write` the
+   * writes of a request not stored yet (committed with the queue item). Answers the request after the
+   * gateway, and the certificate when the `issued` handler of this call recorded it (no read back).
+   */
+  private async issueThrough(
+    tenant: string,
+    id: string,
+    plan: Plan,
+    profile: CertificateProfile,
+    csrPem: string | undefined,
+    current: () => StoredRequest | undefined,
+    write?: (trx: Knex.Transaction) => Promise<void>,
+  ): Promise<{ stored: StoredRequest; certificate?: CertificateObject }> {
     let result: IssueResult;
+    this.written.set(waitKey(tenant, id), { known: current });
     try {
-      result = await this.deps.gateway.issue(tenant, plan.pkiConnector ?? profile.pkiConnector, {
-        requestId: r._id,
+      const request: IssueRequest = {
+        requestId: id,
         csrPem: csrPem ?? plan.csr!,
         profile: profile.name,
         ...(plan.subject ? { subject: plan.subject } : {}),
@@ -537,13 +586,20 @@ export class RequestWorkflows {
         ...(plan.validityDays ? { validityDays: plan.validityDays } : {}),
         ...(plan.keyUsage ? { keyUsage: plan.keyUsage } : {}),
         ...(plan.extendedKeyUsage ? { extendedKeyUsage: plan.extendedKeyUsage } : {}),
-      });
+      };
+      result = await this.deps.gateway.issue(tenant, plan.pkiConnector ?? profile.pkiConnector, request, write ? { with: write } : {});
     } catch (err) {
-      await this.fail(tenant, stored, (err as Error).message);
+      this.written.delete(waitKey(tenant, id));
+      const stored = current();
+      if (stored) await this.fail(tenant, stored, (err as Error).message);
       throw err;
     }
-    if (result.status === 'queued') return this.queued(tenant, r._id, result.retryAt);
-    return (await this.store.get(tenant, r._id))!;
+    const written = this.written.get(waitKey(tenant, id))?.done;
+    this.written.delete(waitKey(tenant, id));
+    if (result.status === 'queued') return { stored: await this.queued(tenant, id, result.retryAt) };
+    // What this call's completion committed, else (completed elsewhere, or rejected) a read.
+    if (written) return { stored: written.stored, certificate: written.certificate };
+    return { stored: (await this.store.get(tenant, id))! };
   }
 
   /** A queued issuance: the request stays approved, with when the queue tries again. */
@@ -551,7 +607,7 @@ export class RequestWorkflows {
     const current = (await this.store.get(tenant, id))!;
     if (current.request.status !== 'approved') return current;
     const state = await this.deps.gateway.queueState(tenant, id);
-    const result = await this.store.update(tenant, id, current.version, { retryAt, retryCount: state?.attempts ?? current.request.retryCount + 1 });
+    const result = await this.store.update(tenant, id, current.version, { retryAt, retryCount: state?.attempts ?? current.request.retryCount + 1 }, { base: current });
     return result.outcome === 'updated' ? result.stored : ((await this.store.get(tenant, id)) ?? current);
   }
 
@@ -560,7 +616,7 @@ export class RequestWorkflows {
     await this.knex.transaction(async (trx) => {
       const current = await this.store.get(tenant, stored.request._id, { trx });
       if (!current || current.request.status === 'completed' || current.request.status === 'denied') return;
-      await this.store.update(tenant, current.request._id, current.version, { status: 'denied', error }, { trx });
+      await this.store.update(tenant, current.request._id, current.version, { status: 'denied', error }, { trx, base: current });
       await this.event(trx, { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: current.request._id, payload: { ...this.requestPayload(current.request), error } });
     });
   }
@@ -713,11 +769,11 @@ export class RequestWorkflows {
    * The request object as answered: the stored keys, the certificate when there is one, and the one-time
    * values (PKCS#12, its password, a challenge) when `reader` is the requester (each read once).
    */
-  async answer(tenant: string, stored: StoredRequest, reader: ResolvedPrincipal | null): Promise<RequestAnswer> {
+  async answer(tenant: string, stored: StoredRequest, reader: ResolvedPrincipal | null, known?: CertificateObject): Promise<RequestAnswer> {
     const r = stored.request;
     const out: RequestAnswer = { ...r };
     if (r.certificateId && r.status === 'completed') {
-      const certificate = await this.services.inventory.repository.get(tenant, r.certificateId);
+      const certificate = known && known._id === r.certificateId ? known : await this.services.inventory.repository.get(tenant, r.certificateId);
       if (certificate) {
         out.certificate = certificate;
         out.certificatePem = certificate.certificate;
@@ -733,7 +789,9 @@ export class RequestWorkflows {
     const forRequester = reader === null || reader.identifier === r.requester;
     if (forRequester) {
       const plan = (r.requestedX509Data ?? {}) as Plan;
-      if (r.status === 'completed') {
+      // A decentralized enrollment or renewal never has a PKCS#12 (no key of ours).
+      const keyless = (r.workflow === 'enroll' || r.workflow === 'renew') && plan.mode === 'decentralized';
+      if (r.status === 'completed' && !keyless) {
         const p12 = await this.secrets.take(tenant, r._id, 'pkcs12');
         if (p12 !== null) {
           if (plan.showP12 !== false) out.pkcs12 = { value: p12 };
@@ -757,24 +815,30 @@ export class RequestWorkflows {
 
   /** CompletionHandlers.issued: the certificate once, the request completed, the event — in `trx`. */
   async issued(trx: Knex.Transaction, tenant: string, requestId: string, outcome: FinalIssue): Promise<void> {
-    const stored = await this.store.get(tenant, requestId, { trx });
+    // A caller on this node waiting for this issuance knows the request: only its row is read then.
+    const known = this.written.get(waitKey(tenant, requestId))?.known();
+    const stored = known ? await this.store.getKnowing(tenant, requestId, known, { trx }) : await this.store.get(tenant, requestId, { trx });
     if (!stored || stored.request.status !== 'approved') return;
     const r = stored.request;
     const plan = (r.requestedX509Data ?? {}) as Plan;
     const lifecycle = r.workflow === 'renew' ? L.renewed : L.issued;
     if (outcome.status === 'rejected') {
-      await this.store.update(tenant, requestId, stored.version, { status: 'denied', error: outcome.reason, retryAt: null }, { trx });
+      await this.store.update(tenant, requestId, stored.version, { status: 'denied', error: outcome.reason, retryAt: null }, { trx, base: stored });
       await this.secrets.drop(trx, tenant, requestId, ['key', 'password']);
-      await this.event(trx, { tenant, code: lifecycle, status: 'failure', objectType: 'certificate', objectId: null, payload: { requestId, profile: r.profile, workflow: r.workflow, reason: outcome.reason } });
-      await this.event(trx, { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), error: outcome.reason } });
+      await this.eventsIn(trx, [
+        { tenant, code: lifecycle, status: 'failure', objectType: 'certificate', objectId: null, payload: { requestId, profile: r.profile, workflow: r.workflow, reason: outcome.reason } },
+        { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), error: outcome.reason } },
+      ]);
       return;
     }
     const repo = this.services.inventory.repository;
-    const keyPem = await this.secrets.peek(trx, tenant, requestId, 'key');
+    // A decentralized enrollment (the key is the requester's, behind the CSR) has no key secret.
+    const keyPem = plan.mode === 'decentralized' ? null : await this.secrets.peek(trx, tenant, requestId, 'key');
     const escrowed = Boolean(keyPem && plan.escrow);
     const metadata: KeyValue[] = [...r.metadata.filter((m) => m.key !== 'pki_connector'), { key: 'pki_connector', value: plan.pkiConnector ?? '' }];
     if (r.workflow === 'renew' && r.certificateId) metadata.push({ key: 'previous_certificate_id', value: r.certificateId });
     let certificateId: string;
+    let certificate: CertificateObject | null = null;
     try {
       const inserted = await repo.insert(
         tenant,
@@ -793,6 +857,7 @@ export class RequestWorkflows {
         { trx },
       );
       certificateId = inserted._id;
+      certificate = inserted;
     } catch (err) {
       // Recorded already (a retry after a crash, or the same certificate twice): link it.
       if (!(err instanceof ProblemError && err.code === 'CRT-004')) throw err;
@@ -811,16 +876,29 @@ export class RequestWorkflows {
       if (previous) await repo.update(tenant, previous._id, { metadata: [...previous.metadata.filter((m) => m.key !== 'renewed_certificate_id'), { key: 'renewed_certificate_id', value: certificateId }] }, { trx });
     }
     const info = parseCertificatePem(outcome.certificatePem);
-    await this.store.update(tenant, requestId, stored.version, { status: 'completed', certificateId, retryAt: null, error: null }, { trx });
-    await this.event(trx, {
-      tenant,
-      code: lifecycle,
-      principal: r.requester ?? null,
-      objectType: 'certificate',
-      objectId: certificateId,
-      payload: r.workflow === 'renew' ? { requestId, profile: r.profile, previousCertificateId: r.certificateId ?? null } : { requestId, profile: r.profile, workflow: r.workflow, pkiConnector: plan.pkiConnector ?? null, dn: info.dn, serial: info.serial },
-    });
-    await this.event(trx, { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), certificateId } });
+    const completed = await this.store.update(tenant, requestId, stored.version, { status: 'completed', certificateId, retryAt: null, error: null }, { trx, base: stored });
+    const waiting = this.written.get(waitKey(tenant, requestId));
+    if (waiting && certificate && completed.outcome === 'updated') {
+      const done = { stored: completed.stored, certificate };
+      // Handed to the caller once committed (a rolled-back completion hands nothing).
+      trx.executionPromise.then(
+        () => {
+          if (this.written.get(waitKey(tenant, requestId)) === waiting) waiting.done = done;
+        },
+        () => undefined,
+      );
+    }
+    await this.eventsIn(trx, [
+      {
+        tenant,
+        code: lifecycle,
+        principal: r.requester ?? null,
+        objectType: 'certificate',
+        objectId: certificateId,
+        payload: r.workflow === 'renew' ? { requestId, profile: r.profile, previousCertificateId: r.certificateId ?? null } : { requestId, profile: r.profile, workflow: r.workflow, pkiConnector: plan.pkiConnector ?? null, dn: info.dn, serial: info.serial },
+      },
+      { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), certificateId } },
+    ]);
   }
 
   /** CompletionHandlers.revoked: the inventory certificate revoked, the request completed — in `trx`. */
@@ -830,20 +908,27 @@ export class RequestWorkflows {
     const r = stored.request;
     const plan = (r.requestedX509Data ?? {}) as Plan;
     if (outcome.status === 'rejected') {
-      await this.store.update(tenant, requestId, stored.version, { status: 'denied', error: outcome.reason, retryAt: null }, { trx });
-      await this.event(trx, { tenant, code: L.revoked, status: 'failure', objectType: 'certificate', objectId: r.certificateId ?? null, payload: { requestId, profile: r.profile, reason: outcome.reason } });
-      await this.event(trx, { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), error: outcome.reason } });
+      await this.store.update(tenant, requestId, stored.version, { status: 'denied', error: outcome.reason, retryAt: null }, { trx, base: stored });
+      await this.eventsIn(trx, [
+        { tenant, code: L.revoked, status: 'failure', objectType: 'certificate', objectId: r.certificateId ?? null, payload: { requestId, profile: r.profile, reason: outcome.reason } },
+        { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), error: outcome.reason } },
+      ]);
       return;
     }
     const reason = plan.reason?.upper ?? 'UNSPECIFIED';
     await this.services.inventory.repository.update(tenant, r.certificateId!, { revoked: true, revocationDate: this.services.clock(), revocationReason: reason }, { trx });
-    await this.store.update(tenant, requestId, stored.version, { status: 'completed', retryAt: null, error: null }, { trx });
-    await this.event(trx, { tenant, code: L.revoked, principal: r.requester ?? null, objectType: 'certificate', objectId: r.certificateId!, payload: { requestId, profile: r.profile, reason } });
-    await this.event(trx, { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), certificateId: r.certificateId ?? null } });
+    await this.store.update(tenant, requestId, stored.version, { status: 'completed', retryAt: null, error: null }, { trx, base: stored });
+    await this.eventsIn(trx, [
+      { tenant, code: L.revoked, principal: r.requester ?? null, objectType: 'certificate', objectId: r.certificateId!, payload: { requestId, profile: r.profile, reason } },
+      { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), certificateId: r.certificateId ?? null } },
+    ]);
   }
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** The key of an issuance a caller waits for (RequestWorkflows.written). */
+const waitKey = (tenant: string, requestId: string): string => `${tenant}\u0000${requestId}`;
 
 function parseCsr(pem: string, workflow: Workflow): CsrInfo {
   let csr: CsrInfo;
