@@ -6,7 +6,7 @@ import { newId } from '../../db/ids.js';
 import { ProblemError } from '../../errors/index.js';
 import type { NewEventInput } from '../../events/store.js';
 import { LIFECYCLE_EVENT_CODES as L } from '../../events/codes.js';
-import { pemBlocks } from '../../pki/input.js';
+import { pemBlocks, toPem } from '../../pki/input.js';
 import { buildCsr } from '../../pki/csr/build.js';
 import { parseCsrPem, type CsrInfo } from '../../pki/csr/parse.js';
 import { encodePkcs12 } from '../../pki/pkcs12/encode.js';
@@ -84,27 +84,18 @@ const derOf = (pem: string): Uint8Array => {
   return block.der;
 };
 
-/** Label changes of an update template: `value: null` deletes, an absent label is kept. */
-function labelsAfter(current: KeyValue[], elements: unknown): KeyValue[] | undefined {
+/**
+ * Label or metadata changes of an update template (elements named by `label` / `metadata`, or `key`): `value:
+ * null` (or empty) deletes, an element left out is kept. undefined when the template has no such list.
+ */
+function keyValuesAfter(current: KeyValue[], elements: unknown, nameKey: 'label' | 'metadata'): KeyValue[] | undefined {
   if (!Array.isArray(elements)) return undefined;
-  const out = new Map(current.map((l) => [l.key, l.value]));
-  for (const e of elements as { label?: unknown; key?: unknown; value?: unknown }[]) {
-    const name = typeof e?.label === 'string' ? e.label : typeof e?.key === 'string' ? e.key : undefined;
-    if (!name) continue;
-    if (e.value === null || e.value === undefined || e.value === '') out.delete(name);
-    else out.set(name, String(e.value));
-  }
-  return [...out].map(([key, value]) => ({ key, value }));
-}
-
-function metadataAfter(current: KeyValue[], elements: unknown): KeyValue[] | undefined {
-  if (!Array.isArray(elements)) return undefined;
-  const out = new Map(current.map((m) => [m.key, m.value]));
-  for (const e of elements as { metadata?: unknown; key?: unknown; value?: unknown }[]) {
-    const name = typeof e?.metadata === 'string' ? e.metadata : typeof e?.key === 'string' ? e.key : undefined;
-    if (!name) continue;
-    if (e.value === null || e.value === undefined || e.value === '') out.delete(name);
-    else out.set(name, String(e.value));
+  const out = new Map(current.map((p) => [p.key, p.value]));
+  for (const e of elements as Record<string, unknown>[]) {
+    const named = e?.[nameKey] ?? e?.key;
+    if (typeof named !== 'string' || !named) continue;
+    if (e.value === null || e.value === undefined || e.value === '') out.delete(named);
+    else out.set(named, String(e.value));
   }
   return [...out].map(([key, value]) => ({ key, value }));
 }
@@ -365,7 +356,7 @@ export class RequestWorkflows {
           plan.csr = csr.pem;
         } else {
           const key = await generateKey(resolved.keyType);
-          plan.csr = Buffer.from(derToPem(buildCsr(key, { subject: resolved.subject, sans: resolved.sans }), 'CERTIFICATE REQUEST')).toString();
+          plan.csr = toPem(buildCsr(key, { subject: resolved.subject, sans: resolved.sans }), 'CERTIFICATE REQUEST');
           out.key = key.export({ type: 'pkcs8', format: 'pem' }).toString();
           plan.showP12 = profile.keyPolicy.showP12OnEnroll;
           if (profile.keyPolicy.p12passwordMode === 'manual') {
@@ -388,12 +379,12 @@ export class RequestWorkflows {
       case 'migrate': {
         const t = env.template;
         const changes: NonNullable<Plan['changes']> = {};
-        const labels = labelsAfter(certificate!.labels, t.labels);
+        const labels = keyValuesAfter(certificate!.labels, t.labels, 'label');
         if (labels) {
           await this.services.inventory.repository.labels.check(tenant, labels);
           changes.labels = labels;
         }
-        const metadata = metadataAfter(certificate!.metadata, t.metadata);
+        const metadata = keyValuesAfter(certificate!.metadata, t.metadata, 'metadata');
         if (metadata) changes.metadata = metadata;
         for (const name of ['owner', 'team', 'contactEmail'] as const) {
           const v = single(t, name);
@@ -430,9 +421,9 @@ export class RequestWorkflows {
         if (await this.services.inventory.repository.idOfThumbprint(tenant, info.thumbprint)) throw new ProblemError('CRT-004');
         plan.certificatePem = info.pem;
         const t = env.template;
-        const labels = labelsAfter([], t.labels) ?? [];
+        const labels = keyValuesAfter([], t.labels, 'label') ?? [];
         await this.services.inventory.repository.labels.check(tenant, labels);
-        plan.changes = { labels, metadata: metadataAfter([], t.metadata) ?? [] };
+        plan.changes = { labels, metadata: keyValuesAfter([], t.metadata, 'metadata') ?? [] };
         for (const name of ['owner', 'team', 'contactEmail'] as const) {
           const v = single(t, name);
           if (v) plan.changes[name] = v;
@@ -997,11 +988,6 @@ function sansElementsOf(certificate: CertificateObject): { type: string; value: 
   const byType = new Map<string, string[]>();
   for (const s of certificate.subjectAlternateNames ?? []) byType.set(s.sanType, [...(byType.get(s.sanType) ?? []), s.value]);
   return [...byType].map(([type, value]) => ({ type, value }));
-}
-
-function derToPem(der: Uint8Array, label: string): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n');
-  return `-----BEGIN ${label}-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END ${label}-----\n`;
 }
 
 function createPublicKeyDer(key: KeyObject): Buffer {
