@@ -25,20 +25,7 @@ const QUEUES = 'pki_queues';
 const ITEMS = 'pki_queue_items';
 
 /** The API shape of a connector: secrets read ********. */
-export interface ConnectorView {
-  _id: string;
-  name: string;
-  type: string;
-  description: string | null;
-  enabled: boolean;
-  queue: string;
-  configuration: Record<string, unknown>;
-  version: number;
-  createdAt: number;
-  updatedAt: number;
-  createdBy: string | null;
-  updatedBy: string | null;
-}
+export type ConnectorView = Omit<ConnectorRecord, 'id' | 'tenant'> & { _id: string };
 
 export const connectorView = (c: ConnectorRecord): ConnectorView => ({
   _id: c.id,
