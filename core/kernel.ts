@@ -9,6 +9,7 @@ import { createRootContainer, installRequestScope } from './container.js';
 import { openDatabase, type Database } from './db/connection.js';
 import { CORE_MIGRATIONS } from './db/migrations/index.js';
 import { CORE_MIGRATIONS_TABLE, migrateLatest, pendingMigrations } from './db/migrator.js';
+import { GroupCommit } from './db/group-commit.js';
 import { EventStore } from './events/store.js';
 import type { Authorizer } from './http/access.js';
 import { HostPolicy } from './http/host-policy.js';
@@ -86,6 +87,7 @@ export class Kernel {
       logger.info({ keyId: secrets.keyId, source: masterKey.source }, 'master key loaded');
 
       const events = new EventStore(db.knex, db.engine, clock);
+      const groupCommit = new GroupCommit(db.knex);
       const provided = new ProvidedServices();
       const scheduler = new Scheduler(db.knex, logger.child({ component: 'scheduler' }), {
         name: `${hostname()}:${process.pid}`,
@@ -114,6 +116,7 @@ export class Kernel {
         instances: config.plugins.instances,
         logger,
         knex: db.knex,
+        groupCommit,
         events,
         secrets,
         provided,
@@ -171,7 +174,7 @@ export class Kernel {
       container.register({ inventory: asValue(inventory) });
       await registerInventoryRoutes(app, inventory);
       const runsJobs = !options.withoutPlugins && options.startPlugins !== false && config.scheduler.enabled;
-      const services: CoreServices = { config, knex: db.knex, engine: db.engine, clock, events, logger, scheduler, secrets, provided, plugins, inventory, runsJobs };
+      const services: CoreServices = { config, knex: db.knex, engine: db.engine, groupCommit, clock, events, logger, scheduler, secrets, provided, plugins, inventory, runsJobs };
       await registerEventRoutes(app, services);
       await registerIntegrity(app, services);
       await registerTriggers(app, services);

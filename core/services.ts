@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { CertwrightConfig } from './config/index.js';
 import type { DatabaseEngine } from './db/connection.js';
+import type { GroupCommit } from './db/group-commit.js';
 import type { EventStore } from './events/store.js';
 import type { InventoryContext } from './inventory/index.js';
 import type { PluginManager } from './plugins/manager.js';
@@ -14,6 +15,8 @@ export interface CoreServices {
   config: CertwrightConfig;
   knex: Knex;
   engine: DatabaseEngine;
+  /** Short write transactions of concurrent callers sharing commits (the enrollment hot path). */
+  groupCommit: GroupCommit;
   clock: () => number;
   events: EventStore;
   logger: Logger;

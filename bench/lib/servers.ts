@@ -31,7 +31,9 @@ export class ServerProcess {
     args: string[],
     env: NodeJS.ProcessEnv,
   ) {
-    this.proc = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the server's node: profiling a kernel under load.
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    this.proc = spawn(process.execPath, [...nodeArgs, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer): void => {
       this.tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
       if (this.tail.length > 40) this.tail.splice(0, this.tail.length - 40);

@@ -1,9 +1,13 @@
 import type { Knex } from 'knex';
 import type { ScopedKeyValueStore } from '@certwright/sdk';
+import type { GroupCommit } from '../db/group-commit.js';
 
 /** A plugin's key-value store: rows of plugin_kv under its id and a tenant. Values are JSON. */
-export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: () => number): ScopedKeyValueStore {
+export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: () => number, groupCommit?: GroupCommit): ScopedKeyValueStore {
   const scope = { plugin_id: pluginId, tenant };
+  // setIfAbsent is on connectors' issuance path (idempotency per request): its insert shares commits.
+  const insertNow = (sql: string, bindings: readonly unknown[]): Promise<unknown> =>
+    groupCommit ? groupCommit.run((trx) => trx.raw(sql, bindings as Knex.RawBinding[])) : knex.raw(sql, bindings as Knex.RawBinding[]);
   return {
     async get<T>(key: string): Promise<T | undefined> {
       const row = (await knex('plugin_kv').where({ ...scope, key }).first('value')) as { value: string } | undefined;
@@ -18,7 +22,7 @@ export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: ()
       // wrote the row (the driver's count of rows it changed says so) the value is ours; else it is read.
       const json = JSON.stringify(value);
       const insert = knex('plugin_kv').insert({ ...scope, key, value: json, updated_at: clock() }).onConflict(['plugin_id', 'tenant', 'key']).ignore().toSQL().toNative();
-      if (insertedRows(await knex.raw(insert.sql, insert.bindings)) === 1) return JSON.parse(json) as T;
+      if (insertedRows(await insertNow(insert.sql, insert.bindings)) === 1) return JSON.parse(json) as T;
       const row = (await knex('plugin_kv').where({ ...scope, key }).first('value')) as { value: string };
       return JSON.parse(row.value) as T;
     },

@@ -12,6 +12,7 @@ import { discoverPlugins, type PluginSource } from './discover.js';
 import { egressClient } from './egress.js';
 import { checkInstances } from './instances.js';
 import { scopedKv } from './kv-store.js';
+import type { GroupCommit } from '../db/group-commit.js';
 import { pkiToolkitFacade } from './pki-facade.js';
 import { checkSdkRange, readManifest } from './manifest.js';
 import type { ProvidedServices } from './provided.js';
@@ -35,6 +36,8 @@ export interface PluginManagerDeps {
   instances: Readonly<Record<string, PluginInstance[]>>;
   logger: Logger;
   knex: Knex;
+  /** Shared commits for plugin kv inserts on hot paths (kv.setIfAbsent). */
+  groupCommit?: GroupCommit;
   events: EventStore;
   secrets: SecretBox;
   provided: ProvidedServices;
@@ -117,7 +120,7 @@ export class PluginManager {
       http: egressClient(manifest.id, manifest.egress ?? []),
       dns: new Resolver(),
       clock: { now: clock },
-      kv: scopedKv(knex, manifest.id, 'default', clock),
+      kv: scopedKv(knex, manifest.id, 'default', clock, this.deps.groupCommit),
       // Bound to the plugin id, so one plugin cannot open another's secrets.
       secrets: { seal: (plaintext, extra) => secrets.seal(plaintext, aad(extra)), open: (sealed, extra) => secrets.openString(sealed, aad(extra)) },
       events: {

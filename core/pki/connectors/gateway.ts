@@ -232,7 +232,8 @@ export class Gateway implements PkiGateway {
   private async complete(item: QueueItem, final: FinalIssue | FinalRevoke, gaveUp?: string): Promise<void> {
     const handlers = this.handlers;
     if (!handlers) this.logger.warn({ request: item.requestId }, 'no PKI completion handlers are registered: the outcome is only answered to the caller');
-    await this.services.knex.transaction(async (trx: Knex.Transaction) => {
+    // Completions of concurrent attempts share commits (GroupCommit; the handlers write through trx only).
+    await this.services.groupCommit.run(async (trx: Knex.Transaction) => {
       // Giving up records the attempts of the item as locked; a final answer needs only that it is live.
       const current = gaveUp !== undefined ? await this.items.lockForCompletion(trx, item) : (await this.items.lockLive(trx, item)) ? item : null;
       if (!current || current.state === 'failed') return;

@@ -40,7 +40,7 @@ export async function registerPkiConnectors(app: FastifyInstance, services: Core
   const logger = services.logger.child({ component: 'pki-connectors' });
   const repository = new ConnectorRepository(services.knex, services.events, services.clock);
   const instances = new ConnectorInstances(repository, services.provided.pkiConnectors, services.secrets, services.clock, logger);
-  const items = new QueueItems(services.knex, services.clock);
+  const items = new QueueItems(services.knex, services.clock, services.groupCommit);
   const gateway = new Gateway(services, repository, instances, items, logger);
   const crls = new CrlCache(services.clock);
   gateway.onRevoked = (tenant, connector) => crls.invalidate(tenant, connector);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { isMysql } from '../../db/dialect.js';
 import { newId } from '../../db/ids.js';
+import { GroupCommit } from '../../db/group-commit.js';
 import { isUniqueViolation } from '../../db/unique.js';
 import { itemOfRow, type QueueItem, type QueueItemRow, type QueueOperation } from './model.js';
 
@@ -26,6 +27,7 @@ export class QueueItems {
   constructor(
     private readonly knex: Knex,
     private readonly clock: () => number,
+    private readonly groupCommit: GroupCommit = new GroupCommit(knex),
   ) {}
 
   async get(tenant: string, requestId: string, db: Knex | Knex.Transaction = this.knex): Promise<QueueItem | null> {
@@ -71,8 +73,9 @@ export class QueueItems {
       const write = options.with;
       if (write) {
         // The caller's writes (a new request) and the item commit together; nothing else can hold the item
-        // of a request that did not exist, so a failure is the caller's.
-        await this.knex.transaction(async (trx) => {
+        // of a request that did not exist, so a failure is the caller's. Shared commits: concurrent
+        // submissions are written by one transaction (GroupCommit: run again alone if one of them fails).
+        await this.groupCommit.run(async (trx) => {
           await trx(ITEMS).insert(row);
           await write(trx);
         });

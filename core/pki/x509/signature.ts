@@ -2,7 +2,8 @@
  * Signature algorithms of certificates and CSRs: what an AlgorithmIdentifier names, and checking a
  * signature with node:crypto over a cached KeyObject (keys.ts).
  */
-import { constants, verify } from 'node:crypto';
+import { constants, createHash, verify } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { children, DerError, expectTag, readOid, readSmallInt, TAG, type Tlv } from '../der/reader.js';
 import { SIGNATURE_ALGORITHMS } from '../oids.js';
 import { publicKeyObject } from './keys.js';
@@ -72,15 +73,46 @@ export function readSignatureAlgorithm(buf: Uint8Array, alg: Tlv): SignatureAlgo
   return out;
 }
 
+/**
+ * Signatures that verified, by a SHA-256 of everything the check covered. One enrollment checks its CSR
+ * twice (the request workflow on submission, then the CA's issuer on the same bytes): the second check is a
+ * hash instead of an ECDSA verification (~45% of the crypto of an enrollment). Only successes are kept, and a
+ * hit needs the same algorithm, parameters, key, data and signature bytes, so it answers what the check would.
+ */
+const verified = new LRUCache<string, true>({ max: 4096 });
+const MEMO_MAX_DATA = 16 * 1024;
+
+function verificationKey(alg: SignatureAlgorithm, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): string {
+  const h = createHash('sha256').update(`${alg.oid}\u0000${alg.digest ?? ''}\u0000${alg.saltLength ?? ''}\u0000`);
+  for (const part of [spki, data, signature]) h.update(`${part.length}:`).update(part);
+  return h.digest('base64');
+}
+
+/** Forgets every remembered verification (a benchmark measuring the check itself, over repeated inputs). */
+export function forgetVerifiedSignatures(): void {
+  verified.clear();
+}
+
 /** Whether `signature` over `data` verifies with the key of `spki`; false for anything unusable. */
 export function verifySignature(alg: SignatureAlgorithm, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
-  if (alg.digest === undefined) return false;
+  const digest = alg.digest;
+  if (digest === undefined) return false;
+  // Large signed data (CRLs) is not remembered: hashing it again would cost what the check costs.
+  if (data.length > MEMO_MAX_DATA) return checkSignature(alg, digest, spki, data, signature);
+  const memo = verificationKey(alg, spki, data, signature);
+  if (verified.has(memo)) return true;
+  const ok = checkSignature(alg, digest, spki, data, signature);
+  if (ok) verified.set(memo, true);
+  return ok;
+}
+
+function checkSignature(alg: SignatureAlgorithm, digest: string | null, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
   try {
     const key = publicKeyObject(spki);
     if (alg.saltLength !== undefined) {
-      return verify(alg.digest, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.saltLength }, signature);
+      return verify(digest, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.saltLength }, signature);
     }
-    return verify(alg.digest, data, key, signature);
+    return verify(digest, data, key, signature);
   } catch {
     // A key node cannot use, a digest OpenSSL refuses, a malformed ECDSA signature: not valid.
     return false;

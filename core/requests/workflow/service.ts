@@ -830,6 +830,7 @@ export class RequestWorkflows {
     if (r.workflow === 'renew' && r.certificateId) metadata.push({ key: 'previous_certificate_id', value: r.certificateId });
     let certificateId: string;
     let certificate: CertificateObject | null = null;
+    let parsed: { dn: string; serial: string } | undefined;
     try {
       const inserted = await repo.insert(
         tenant,
@@ -852,8 +853,9 @@ export class RequestWorkflows {
     } catch (err) {
       // Recorded already (a retry after a crash, or the same certificate twice): link it.
       if (!(err instanceof ProblemError && err.code === 'CRT-004')) throw err;
-      const info = parseCertificatePem(outcome.certificatePem);
-      certificateId = (await repo.idOfThumbprint(tenant, info.thumbprint, trx))!;
+      const again = parseCertificatePem(outcome.certificatePem);
+      parsed = again;
+      certificateId = (await repo.idOfThumbprint(tenant, again.thumbprint, trx))!;
     }
     if (keyPem) {
       const password = await this.secrets.peek(trx, tenant, requestId, 'password');
@@ -866,7 +868,8 @@ export class RequestWorkflows {
       const previous = await repo.get(tenant, r.certificateId, trx);
       if (previous) await repo.update(tenant, previous._id, { metadata: [...previous.metadata.filter((m) => m.key !== 'renewed_certificate_id'), { key: 'renewed_certificate_id', value: certificateId }] }, { trx });
     }
-    const info = parseCertificatePem(outcome.certificatePem);
+    // What the inventory parsed of it (the certificate is parsed again only when it was recorded already).
+    const info = certificate ? { dn: certificate.dn, serial: certificate.serial } : (parsed ?? parseCertificatePem(outcome.certificatePem));
     const completed = await this.store.update(tenant, requestId, stored.version, { status: 'completed', certificateId, retryAt: null, error: null }, { trx, base: stored });
     const waiting = this.written.get(waitKey(tenant, requestId));
     if (waiting && certificate && completed.outcome === 'updated') {

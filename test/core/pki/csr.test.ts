@@ -163,3 +163,25 @@ t.test('CSRs built here verify with openssl; tampering and wrong kinds are caugh
   problem(t, () => parseCsr(Buffer.from('30030201', 'hex')), 'PKI-001', 'truncated');
   problem(t, () => parseCsrPem('not a csr'), 'PKI-001', 'text');
 });
+
+t.test('a signature that verified once is remembered only for the exact bytes it covered', async (t) => {
+  for (const [type, options] of [
+    ['ec', { namedCurve: 'P-256' }],
+    ['ed25519', {}],
+    ['rsa', { modulusLength: 2048 }],
+  ] as const) {
+    const { privateKey } = generateKeyPairSync(type as 'ec', options as { namedCurve: string });
+    const der = buildCsr(privateKey, { subject: `CN=memo-${type}.example.com` });
+    t.equal(parseCsr(der).signatureValid, true, `${type}: verifies`);
+    t.equal(parseCsr(der).signatureValid, true, `${type}: verifies again (remembered)`);
+    // The same key and signature over a changed subject, and the same data with a changed signature byte.
+    const subject = Buffer.from(der);
+    const at = subject.indexOf(Buffer.from('memo'));
+    subject[at] = subject[at]! ^ 0x01;
+    t.equal(parseCsr(subject).signatureValid, false, `${type}: other data with the remembered signature fails`);
+    const signature = Buffer.from(der);
+    signature[signature.length - 3] = signature[signature.length - 3]! ^ 0x01;
+    t.equal(parseCsr(signature).signatureValid, false, `${type}: a changed signature fails`);
+    t.equal(parseCsr(signature).signatureValid, false, `${type}: a failure is not remembered as a success`);
+  }
+});

@@ -1,0 +1,79 @@
+import type { Knex } from 'knex';
+
+/** Most works one group carries (bounds the transaction, its locks, and the wait of the last one in). */
+const MAX_GROUP = 64;
+
+interface Waiting {
+  work: (trx: Knex.Transaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit of short write transactions. `run(work)` commits `work`'s writes as `knex.transaction(work)`
+ * would; but while one group's transaction is open, the works that arrive meanwhile wait, then run one
+ * after another in the next transaction and share its commit. A commit is the dearest part of a small write
+ * transaction (SQLite writes every page the transaction touched to the WAL; MariaDB flushes its redo log),
+ * and concurrent enrollments each write a few rows to the same tables and index edges: one commit for a
+ * group writes those pages once (bench/enroll).
+ *
+ * A work's promise settles after the commit of the transaction that carried it, with the work's own value
+ * or error. When any work of a group fails, the whole group is rolled back and every work runs again, each
+ * in a transaction of its own, so one failure is its work's alone and no work sees another's writes
+ * half-done. Works must therefore be safe to run again after a rollback: database writes through `trx`
+ * only, and nothing outside the database that a rollback would not undo (hand results over on
+ * `trx.executionPromise`, which settles with the commit or the rollback). A work must not wait on anything
+ * but its own statements: the group waits for it.
+ */
+export class GroupCommit {
+  private waiting: Waiting[] = [];
+  private flushing = false;
+
+  constructor(private readonly knex: Knex) {}
+
+  run<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.flushing) return;
+      this.flushing = true;
+      // Starts after the callbacks of this turn of the event loop: on SQLite a transaction runs to its end in
+      // microtasks (the driver is synchronous), so the works of requests read in the same turn would
+      // otherwise each find the previous one done and never share a commit.
+      setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const group = this.waiting.splice(0, MAX_GROUP);
+        if (group.length === 1) {
+          await this.alone(group[0]!);
+          continue;
+        }
+        let values: unknown[];
+        try {
+          values = await this.knex.transaction(async (trx) => {
+            const out: unknown[] = [];
+            for (const w of group) out.push(await w.work(trx));
+            return out;
+          });
+        } catch {
+          for (const w of group) await this.alone(w);
+          continue;
+        }
+        group.forEach((w, i) => w.resolve(values[i]));
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async alone(w: Waiting): Promise<void> {
+    try {
+      w.resolve(await this.knex.transaction((trx) => w.work(trx)));
+    } catch (err) {
+      w.reject(err);
+    }
+  }
+}

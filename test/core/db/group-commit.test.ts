@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import t, { type Test } from 'tap';
+import { openDatabase } from '../../../core/db/connection.js';
+import { GroupCommit } from '../../../core/db/group-commit.js';
+import { freshDatabaseUrl } from '../../helpers/database.js';
+
+/** A database (SQLite file, or a fresh one on TEST_DATABASE_URL) with one table of rows. */
+async function database(t: Test): Promise<Knex> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cw-group-commit-'));
+  const url = await freshDatabaseUrl(t);
+  const { knex } = openDatabase({ url, dataDir, pool: url ? { min: 0, max: 4 } : { min: 1, max: 1 } });
+  t.teardown(async () => {
+    await knex.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await knex.schema.createTable('rows', (table) => {
+    table.string('id', 64).primary();
+    table.integer('n').notNullable();
+  });
+  return knex;
+}
+
+const ids = async (knex: Knex): Promise<string[]> => ((await knex('rows').orderBy('id').select('id')) as { id: string }[]).map((r) => r.id);
+
+t.test('concurrent works share one transaction; each gets its own value once it is committed', async (t) => {
+  const knex = await database(t);
+  const group = new GroupCommit(knex);
+  const transactions = new Set<Knex.Transaction>();
+  const seenAfter: boolean[] = [];
+  const values = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      group
+        .run(async (trx) => {
+          transactions.add(trx);
+          await trx('rows').insert({ id: `r${String(i).padStart(2, '0')}`, n: i });
+          return i * 10;
+        })
+        // Read on another connection (MariaDB) or after the transaction (SQLite): committed rows only.
+        .then(async (value) => {
+          seenAfter.push((await knex('rows').where({ id: `r${String(i).padStart(2, '0')}` }).first()) !== undefined);
+          return value;
+        }),
+    ),
+  );
+  t.same(values, Array.from({ length: 20 }, (_, i) => i * 10), 'each caller gets its own work’s value');
+  t.equal(transactions.size, 1, 'the 20 works started together were committed by one transaction');
+  t.ok(seenAfter.every(Boolean), 'a value is handed over only once its writes are committed');
+  t.equal((await ids(knex)).length, 20);
+});
+
+t.test('a failing work fails alone: its writes are gone, the others are committed once', async (t) => {
+  const knex = await database(t);
+  const group = new GroupCommit(knex);
+  const runs = new Map<number, number>();
+  const results = await Promise.allSettled(
+    Array.from({ length: 10 }, (_, i) =>
+      group.run(async (trx) => {
+        runs.set(i, (runs.get(i) ?? 0) + 1);
+        await trx('rows').insert({ id: `w${i}`, n: i });
+        // Work 4 has written a row before it fails: nothing of it may stay.
+        if (i === 4) throw new Error('work 4 failed');
+        await trx('rows').insert({ id: `w${i}-second`, n: i });
+        return i;
+      }),
+    ),
+  );
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
+  );
+  t.match((results[4] as PromiseRejectedResult).reason, { message: 'work 4 failed' }, 'the failed work gets its own error');
+  const expected = [0, 1, 2, 3, 5, 6, 7, 8, 9].flatMap((i) => [`w${i}`, `w${i}-second`]).sort();
+  t.same(await ids(knex), expected, 'every other work’s rows exactly once, none of the failed one');
+  t.equal(runs.get(4), 2, 'the failed work ran in the group, then alone');
+  t.ok([...runs.values()].every((n) => n <= 2), 'a work runs at most twice (its group rolled back, then alone)');
+});
+
+t.test('works that arrive while a group is being written go in the next one', async (t) => {
+  const knex = await database(t);
+  const group = new GroupCommit(knex);
+  const transactions: Knex.Transaction[] = [];
+  let late: Promise<unknown>[] = [];
+  const first = Array.from({ length: 3 }, (_, i) =>
+    group.run(async (trx) => {
+      transactions.push(trx);
+      await trx('rows').insert({ id: `a${i}`, n: i });
+      // Submitted while this group's transaction is open: not awaited here (a work must not wait on run()).
+      if (i === 0) late = Array.from({ length: 3 }, (_, j) => group.run(async (next) => (transactions.push(next), next('rows').insert({ id: `b${j}`, n: j }))));
+    }),
+  );
+  await Promise.all(first);
+  await Promise.all(late);
+  t.equal(new Set(transactions.slice(0, 3)).size, 1, 'the first three share a transaction');
+  t.equal(new Set(transactions.slice(3)).size, 1, 'the three late ones share the next');
+  t.not(transactions[0], transactions[3]);
+  t.same(await ids(knex), ['a0', 'a1', 'a2', 'b0', 'b1', 'b2']);
+});
