@@ -35,6 +35,9 @@ export interface EventRow {
   hash: string;
 }
 
+/** knex's nested transactions (savepoints) name the transaction they are in. */
+type Nested = { parentTransaction?: Nested };
+
 /** A row of `events` as the store reads it. */
 export const eventOfRow = (r: EventRow): StoredEvent => ({
   id: r.id,
@@ -91,6 +94,9 @@ export class EventStore {
     private readonly engine: DatabaseEngine,
     private readonly clock: () => number = Date.now,
   ) {}
+
+  /** The head each open transaction wrote last (it holds the head until it ends). */
+  private readonly heads = new WeakMap<object, { seq: number; hash: string }>();
 
   /** Appends waiting for the batch in flight to commit; they go together in the next one. */
   private pending: { input: NewEventInput; resolve: (e: StoredEvent) => void; reject: (err: unknown) => void }[] = [];
@@ -175,9 +181,15 @@ export class EventStore {
     // and when another process commits meanwhile its first write fails at once (SQLITE_BUSY_SNAPSHOT)
     // instead of waiting; a write first waits (busy_timeout) and then reads the newest head. A transaction
     // that has written holds the lock already.
-    if (this.engine === 'sqlite' && !written) await trx('event_chain').where({ id: 1 }).update({ seq: trx.raw('??', ['seq']) });
-    const headQuery = trx('event_chain').where({ id: 1 }).first('seq', 'hash');
-    const head = (await (this.engine === 'mysql' ? headQuery.forUpdate() : headQuery)) as { seq: number | string; hash: string } | undefined;
+    // A transaction that wrote the head already holds it (lock and value): no second read (a group commit
+    // carries the events of many works). A savepoint that appends makes its ancestors read again.
+    for (let up = (trx as Nested).parentTransaction; up; up = up.parentTransaction) this.heads.delete(up);
+    let head: { seq: number | string; hash: string } | undefined = this.heads.get(trx);
+    if (!head) {
+      if (this.engine === 'sqlite' && !written) await trx('event_chain').where({ id: 1 }).update({ seq: trx.raw('??', ['seq']) });
+      const headQuery = trx('event_chain').where({ id: 1 }).first('seq', 'hash');
+      head = (await (this.engine === 'mysql' ? headQuery.forUpdate() : headQuery)) as { seq: number | string; hash: string } | undefined;
+    }
     if (!head) throw new Error('event chain head is missing: migrations not applied');
     let seq = Number(head.seq);
     let prevHash = head.hash;
@@ -204,6 +216,7 @@ export class EventStore {
     const rows = stored.map(rowOfEvent);
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('events').insert(rows.slice(i, i + INSERT_CHUNK));
     await trx('event_chain').where({ id: 1 }).update({ seq, hash: prevHash });
+    this.heads.set(trx, { seq, hash: prevHash });
     return stored;
   }
 

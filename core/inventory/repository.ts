@@ -78,8 +78,8 @@ export class CertificateRepository {
     const record = recordOf(info, input, { id: newId(now), now });
     const db = opts.trx ?? this.knex;
     await this.labels.check(tenant, record.labels, db);
-    const existing = await this.idOfThumbprint(tenant, record.main.thumbprint, db);
-    if (existing) throw exists(existing);
+    // No read for an existing certificate first: the unique (tenant, thumbprint) index refuses it at the first
+    // INSERT (only that statement is undone, on both engines), and the catch below names it.
     const write = async (trx: Knex.Transaction): Promise<void> => {
       await this.labels.confirm(trx, tenant, record.labels);
       await this.write(trx, tenant, [record]);
@@ -88,7 +88,7 @@ export class CertificateRepository {
       if (opts.trx) await write(opts.trx);
       else await this.knex.transaction(write);
     } catch (err) {
-      // Another writer added the same certificate between the check and the insert.
+      // The same certificate is there already (recorded before, or by a concurrent writer).
       if (isUniqueViolation(err)) {
         const id = await this.idOfThumbprint(tenant, record.main.thumbprint, db);
         if (id) throw exists(id);

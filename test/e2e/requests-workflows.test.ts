@@ -236,6 +236,59 @@ t.test('revoke (reasons case-insensitive, WEBRA-REVOKE-005), renew, update, migr
   t.equal(unknownReason.error, 'WEBRA-REVOKE-006');
 });
 
+t.test('update, migrate and import follow the profile rules for labels, owner, team and contact', async (t) => {
+  for (const name of ['env', 'app', 'stray']) t.equal((await admin('POST', '/api/v1/certificate/labels/', { name })).statusCode, 201, `label ${name} defined`);
+  await profile('ruled', {
+    labels: [
+      { label: 'env', value: 'prod', editable: false },
+      { label: 'app', value: null, mandatory: true, editable: true },
+    ],
+    team: { value: 'pki', mandatory: true, editable: false },
+  });
+  const enrolled = await submit(t, admin, { workflow: 'enroll', profile: 'ruled', template: { csr: csrFor('ruled.example.com', ['ruled.example.com']), labels: [{ label: 'app', value: 'web' }] } });
+  t.same(enrolled.certificate.labels.map((l: Json) => `${l.key}=${l.value}`).sort(), ['app=web', 'env=prod'], 'enrolled with the fixed and the given label');
+  const id = enrolled.certificateId as string;
+  const labelsOf = async (certificateId: string): Promise<string[]> => {
+    const res = await admin('GET', `/api/v1/certificates/${certificateId}`);
+    t.equal(res.statusCode, 200, `GET certificate ${certificateId}: ${res.body.slice(0, 200)}`);
+    return (res.json().certificate.labels as Json[]).map((l) => `${l.key}=${l.value}`).sort();
+  };
+
+  const fixed = await submit(t, admin, { workflow: 'update', certificateId: id, template: { labels: [{ label: 'env', value: 'dev' }] } }, 400);
+  t.match(fixed, { error: 'PRF-011', detail: /label env is not editable in profile ruled/ }, 'a label the profile fixes is not changed by an update');
+  const unlisted = await submit(t, admin, { workflow: 'update', certificateId: id, template: { labels: [{ label: 'stray', value: 'x' }] } }, 400);
+  t.match(unlisted, { error: 'PRF-013', message: 'Label element stray is not authorized' });
+  const cleared = await submit(t, admin, { workflow: 'update', certificateId: id, template: { labels: [{ label: 'app', value: null }] } }, 400);
+  t.match(cleared, { error: 'PRF-010', detail: /label app is mandatory/ });
+  const team = await submit(t, admin, { workflow: 'update', certificateId: id, template: { team: { value: 'other' } } }, 400);
+  t.match(team, { error: 'PRF-011', detail: /team is not editable/ });
+  const email = await submit(t, admin, { workflow: 'update', certificateId: id, template: { contactEmail: { value: 'not-an-address' } } }, 400);
+  t.equal(email.error, 'PRF-011');
+  t.same(await labelsOf(id), ['app=web', 'env=prod'], 'refused updates changed nothing');
+  const edited = await submit(t, admin, { workflow: 'update', certificateId: id, template: { labels: [{ label: 'app', value: 'api' }], owner: { value: 'carol' } } });
+  t.equal(edited.status, 'completed');
+  t.same(await labelsOf(id), ['app=api', 'env=prod'], 'an editable label changes, the others stay');
+
+  // Entering the profile: its fixed values are applied, its mandatory elements must be there.
+  const plain = await submit(t, admin, { workflow: 'enroll', profile: 'default', template: { csr: csrFor('enter.example.com', ['enter.example.com']) } });
+  const incomplete = await submit(t, admin, { workflow: 'migrate', certificateId: plain.certificateId, profile: 'ruled', template: {} }, 400);
+  t.match(incomplete, { error: 'PRF-010', detail: /label app is mandatory in profile ruled/ }, 'migrate into a profile needs its mandatory labels');
+  const migrated = await submit(t, admin, { workflow: 'migrate', certificateId: plain.certificateId, profile: 'ruled', template: { labels: [{ label: 'app', value: 'mail' }] } });
+  t.equal(migrated.certificate.profile, 'ruled');
+  t.same(await labelsOf(plain.certificateId), ['app=mail', 'env=prod'], 'the fixed label was set on the way in');
+  t.equal(migrated.certificate.team, 'pki', 'and the fixed team');
+
+  const dir = mkdtempSync(join(tmpdir(), 'cw-import-rules-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-subj', '/CN=import-rules.example.com', '-days', '30'], { stdio: 'ignore' });
+  const pem = readFileSync(join(dir, 'c.pem'), 'utf8');
+  const missing = await submit(t, admin, { module: 'webra', workflow: 'import', profile: 'ruled', certificatePem: pem, template: {} }, 400);
+  t.equal(missing.error, 'PRF-010', 'import into a profile needs its mandatory labels');
+  const imported = await submit(t, admin, { module: 'webra', workflow: 'import', profile: 'ruled', certificatePem: pem, template: { labels: [{ label: 'app', value: 'legacy' }] } });
+  t.same(imported.certificate.labels.map((l: Json) => `${l.key}=${l.value}`).sort(), ['app=legacy', 'env=prod']);
+  t.equal(imported.certificate.team, 'pki');
+});
+
 t.test('escrow: centralized key kept sealed, recovered as a fresh PKCS#12; no escrow → error mentions escrow', async (t) => {
   await profile('escrow', { keyPolicy: { escrow: true, preferredEnrollmentMode: 'centralized' } });
   const enrolled = await submit(t, admin, { workflow: 'enroll', profile: 'escrow', template: { subject: [{ element: 'cn.1', value: 'escrow.example.com' }], keyType: 'ec-secp256r1' } });

@@ -11,6 +11,7 @@ import { buildCsr } from '../../pki/csr/build.js';
 import { parseCsrPem, type CsrInfo } from '../../pki/csr/parse.js';
 import { encodePkcs12 } from '../../pki/pkcs12/encode.js';
 import { parseCertificatePem } from '../../pki/x509/parse.js';
+import { applyElementRules } from '../../profiles/changes.js';
 import type { FinalIssue, FinalRevoke, IssueResult } from '../../pki/connectors/types.js';
 import type { CertificateProfile, ResolvedTemplate, Rights, Workflow } from '../../profiles/types.js';
 import type { ResolvedPrincipal } from '../../security/principals/resolver.js';
@@ -378,18 +379,19 @@ export class RequestWorkflows {
       case 'update':
       case 'migrate': {
         const t = env.template;
-        const changes: NonNullable<Plan['changes']> = {};
+        let changes: NonNullable<Plan['changes']> = {};
         const labels = keyValuesAfter(certificate!.labels, t.labels, 'label');
-        if (labels) {
-          await this.services.inventory.repository.labels.check(tenant, labels);
-          changes.labels = labels;
-        }
+        if (labels) changes.labels = labels;
         const metadata = keyValuesAfter(certificate!.metadata, t.metadata, 'metadata');
         if (metadata) changes.metadata = metadata;
         for (const name of ['owner', 'team', 'contactEmail'] as const) {
           const v = single(t, name);
           if (v !== undefined) changes[name] = v;
         }
+        // The profile's rules for these elements (the certificate's profile; for migrate, the one it enters).
+        const c = certificate!;
+        changes = { ...changes, ...applyElementRules(profile, { labels: c.labels, owner: c.owner ?? null, team: c.team ?? null, contactEmail: c.contactEmail ?? null }, changes, workflow === 'migrate') } as typeof changes;
+        if (changes.labels) await this.services.inventory.repository.labels.check(tenant, changes.labels);
         plan.changes = changes;
         if (workflow === 'migrate') {
           if (!env.profile) throw invalid(workflow, 'The migrate workflow needs the target profile');
@@ -421,13 +423,15 @@ export class RequestWorkflows {
         if (await this.services.inventory.repository.idOfThumbprint(tenant, info.thumbprint)) throw new ProblemError('CRT-004');
         plan.certificatePem = info.pem;
         const t = env.template;
-        const labels = keyValuesAfter([], t.labels, 'label') ?? [];
-        await this.services.inventory.repository.labels.check(tenant, labels);
-        plan.changes = { labels, metadata: keyValuesAfter([], t.metadata, 'metadata') ?? [] };
+        const requested: NonNullable<Plan['changes']> = { labels: keyValuesAfter([], t.labels, 'label') ?? [], metadata: keyValuesAfter([], t.metadata, 'metadata') ?? [] };
         for (const name of ['owner', 'team', 'contactEmail'] as const) {
           const v = single(t, name);
-          if (v) plan.changes[name] = v;
+          if (v) requested[name] = v;
         }
+        // The certificate enters the profile: its rules for labels, owner, team and contact apply.
+        plan.changes = { ...requested, ...applyElementRules(profile, { labels: [], owner: null, team: null, contactEmail: null }, requested, true) } as typeof requested;
+        const labels = plan.changes.labels ?? [];
+        await this.services.inventory.repository.labels.check(tenant, labels);
         const out: Awaited<ReturnType<RequestWorkflows['prepare']>> = { plan, labels, holderId: holderOf(info.dn) };
         const privateKey = typeof t.privateKey === 'string' ? t.privateKey : undefined;
         if (privateKey) {

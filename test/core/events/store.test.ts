@@ -77,3 +77,36 @@ t.test('grouped appends: each caller gets its own event, and a bad event fails a
   t.same(heard.sort((a, b) => a - b), Array.from({ length: 49 }, (_, i) => i + 1), 'listeners hear each committed event once');
   t.same(await store.verify(), { ok: true, count: 49 });
 });
+
+t.test('several appends in one transaction, one of them in a savepoint, keep one chain', async (t) => {
+  const kernel = await bootKernel(t, { database: { pool: { min: 0, max: 4 } } });
+  const store = kernel.events;
+  await store.append(event(0));
+  await kernel.db.knex.transaction(async (trx) => {
+    await store.appendAll([event(1), event(2)], { trx });
+    await store.append(event(3), { trx });
+    // A savepoint that appends and is released: the transaction's next append reads the head it left.
+    await trx.transaction(async (savepoint) => {
+      await store.append(event(4), { trx: savepoint });
+    });
+    await store.append(event(5), { trx });
+    // A savepoint that appends and is rolled back: its event is gone and the chain goes on from before it.
+    await trx
+      .transaction(async (savepoint) => {
+        await store.append(event(6), { trx: savepoint });
+        throw new Error('undo');
+      })
+      .catch(() => undefined);
+    await store.appendAll([event(7)], { trx });
+  });
+  // Appends after the transaction, from another store (another node) too.
+  await new EventStore(kernel.db.knex, kernel.db.engine).append(event(8));
+  await store.append(event(9));
+  const rows = (await kernel.db.knex('events').orderBy('seq').select('seq', 'payload')) as { seq: number | string; payload: string }[];
+  t.same(
+    rows.map((r) => [Number(r.seq), (JSON.parse(r.payload) as { n: number }).n]),
+    [0, 1, 2, 3, 4, 5, 7, 8, 9].map((n, i) => [i + 1, n]),
+    'every committed event once, in order, without gaps',
+  );
+  t.same(await store.verify(), { ok: true, count: 9 });
+});
