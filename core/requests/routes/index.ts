@@ -55,8 +55,8 @@ const requestObjectSchema = {
 export async function registerRequests(app: FastifyInstance, services: CoreServices, deps: RequestDeps): Promise<void> {
   const workflows = new RequestWorkflows(services, deps);
   deps.gateway.setHandlers({
-    issued: (trx, tenant, requestId, outcome) => workflows.issued(trx, tenant, requestId, outcome),
-    revoked: (trx, tenant, requestId, outcome) => workflows.revoked(trx, tenant, requestId, outcome),
+    issued: (trx, tenant, requestId, outcome) => workflows.completions.issued(trx, tenant, requestId, outcome),
+    revoked: (trx, tenant, requestId, outcome) => workflows.completions.revoked(trx, tenant, requestId, outcome),
   });
 
   app.post('/api/v1/requests/template', {

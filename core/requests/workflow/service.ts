@@ -1,170 +1,62 @@
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { IssueRequest } from '@certwright/sdk';
 import type { FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
 import { ProblemError } from '../../errors/index.js';
-import type { NewEventInput } from '../../events/store.js';
 import { LIFECYCLE_EVENT_CODES as L } from '../../events/codes.js';
-import { pemBlocks, toPem } from '../../pki/input.js';
+import { toPem } from '../../pki/input.js';
 import { buildCsr } from '../../pki/csr/build.js';
-import { parseCsrPem, type CsrInfo } from '../../pki/csr/parse.js';
+import type { CsrInfo } from '../../pki/csr/parse.js';
 import { encodePkcs12 } from '../../pki/pkcs12/encode.js';
 import { parseCertificatePem } from '../../pki/x509/parse.js';
 import { applyElementRules } from '../../profiles/changes.js';
-import type { FinalIssue, FinalRevoke, IssueResult } from '../../pki/connectors/types.js';
-import type { CertificateProfile, ResolvedTemplate, Rights, Workflow } from '../../profiles/types.js';
+import type { IssueResult } from '../../pki/connectors/types.js';
+import type { CertificateProfile, Rights, Workflow } from '../../profiles/types.js';
 import type { ResolvedPrincipal } from '../../security/principals/resolver.js';
 import { DEFAULT_POLICY_NAME } from '../../security/password-policies/service.js';
 import type { CoreServices } from '../../services.js';
 import type { CertificateObject, KeyValue } from '../../inventory/types.js';
 import { tableVisibility } from '../../events/routes/table-visibility.js';
-import { RequestStore } from '../store.js';
+import type { RequestStore } from '../store.js';
 import { REQUEST_LANGUAGE } from '../language.js';
-import type { RequestObject, RequestPatch, StoredRequest } from '../types.js';
+import type { StoredRequest } from '../types.js';
 import type { RequestDeps } from '../routes/index.js';
 import { envelopeOf, revocationReasonOf, storableTemplate, type Envelope } from './envelope.js';
-import { generateKey, hashChallenge, newChallenge, RequestSecrets } from './secrets.js';
+import { generateKey, hashChallenge, newChallenge, type RequestSecrets } from './secrets.js';
+import { Completions } from './completion.js';
+import { RequestLedger } from './ledger.js';
+import { CERTIFICATE_WORKFLOWS, createPublicKeyDer, derOf, holderOf, invalid, keyValuesAfter, parseCsr, planOf, publicSpkiOfCertificate, sansElementsOf, single, subjectElementsOf, type Plan, type RequestAnswer } from './plan.js';
 
-/** What the workflow needs later, kept in the request's requestedX509Data (nothing secret). */
-interface Plan {
-  subject?: string;
-  sans?: { sanType: string; value: string }[];
-  keyType?: string;
-  mode?: 'centralized' | 'decentralized';
-  validityDays?: number;
-  keyUsage?: string[];
-  extendedKeyUsage?: string[];
-  csr?: string;
-  owner?: string;
-  team?: string;
-  contactEmail?: string;
-  /** PKI connector of the profile at submission. */
-  pkiConnector?: string;
-  escrow?: boolean;
-  /** Hand the PKCS#12 password back (generated mode and showP12PasswordOnEnroll). */
-  showPassword?: boolean;
-  showP12?: boolean;
-  /** Revoke: reason names. */
-  reason?: { rfc: string; upper: string };
-  /** Migrate: target profile. */
-  targetProfile?: string;
-  /** Update / migrate: the certificate changes. */
-  changes?: { labels?: KeyValue[]; metadata?: KeyValue[]; owner?: string | null; team?: string | null; contactEmail?: string | null };
-  /** Import: the certificate PEM. */
-  certificatePem?: string;
-  challengeMode?: boolean;
-}
-
-/** A request answer: the stored object plus what the routes add (client-compat §2.5). */
-export type RequestAnswer = RequestObject & {
-  certificate?: CertificateObject;
-  certificatePem?: string;
-  pkcs12?: { value: string };
-  password?: { value: string };
-  permissions?: Record<string, boolean>;
-};
-
-const WORKFLOW_CODE: Record<Workflow, 'WEBRA-ENROLL-002' | 'WEBRA-RENEW-002' | 'WEBRA-REVOKE-002' | 'WEBRA-UPDATE-002' | 'WEBRA-MIGRATE-002' | 'WEBRA-RECOVER-002' | 'WEBRA-IMPORT-002'> = {
-  enroll: 'WEBRA-ENROLL-002',
-  renew: 'WEBRA-RENEW-002',
-  revoke: 'WEBRA-REVOKE-002',
-  update: 'WEBRA-UPDATE-002',
-  migrate: 'WEBRA-MIGRATE-002',
-  recover: 'WEBRA-RECOVER-002',
-  import: 'WEBRA-IMPORT-002',
-};
-
-const CERTIFICATE_WORKFLOWS: readonly Workflow[] = ['renew', 'revoke', 'update', 'migrate', 'recover'];
-
-const invalid = (workflow: Workflow | undefined, message: string): ProblemError => new ProblemError(workflow ? WORKFLOW_CODE[workflow] : 'REQ-002', { message });
-
-const derOf = (pem: string): Uint8Array => {
-  const block = pemBlocks(pem)[0];
-  if (!block) throw new Error('not a PEM');
-  return block.der;
-};
-
-/**
- * Label or metadata changes of an update template (elements named by `label` / `metadata`, or `key`): `value:
- * null` (or empty) deletes, an element left out is kept. undefined when the template has no such list.
- */
-function keyValuesAfter(current: KeyValue[], elements: unknown, nameKey: 'label' | 'metadata'): KeyValue[] | undefined {
-  if (!Array.isArray(elements)) return undefined;
-  const out = new Map(current.map((p) => [p.key, p.value]));
-  for (const e of elements as Record<string, unknown>[]) {
-    const named = e?.[nameKey] ?? e?.key;
-    if (typeof named !== 'string' || !named) continue;
-    if (e.value === null || e.value === undefined || e.value === '') out.delete(named);
-    else out.set(named, String(e.value));
-  }
-  return [...out].map(([key, value]) => ({ key, value }));
-}
-
-/** `{value}` element of the template: undefined = absent (keep), null = delete. */
-function single(template: Record<string, unknown>, name: string): string | null | undefined {
-  if (!(name in template)) return undefined;
-  const v = template[name];
-  if (v === null) return null;
-  if (typeof v === 'string') return v === '' ? null : v;
-  if (typeof v === 'object' && v !== null && 'value' in v) {
-    const inner = (v as { value: unknown }).value;
-    return inner === null || inner === undefined || inner === '' ? null : String(inner);
-  }
-  return undefined;
-}
+export type { RequestAnswer } from './plan.js';
 
 /**
  * The request workflows (client-compat §2; interface-spec "States and transitions"): one submit for all
  * workflows, approve / deny / cancel as optimistic transitions, issuance and revocation through the PKI
- * gateway whose completion handlers (`issued`, `revoked`) finish requests inside the queue's transaction.
+ * gateway, whose completion handlers (completion.ts) finish requests inside the queue's transaction.
  */
 export class RequestWorkflows {
-  readonly store: RequestStore;
-  readonly secrets: RequestSecrets;
-  /**
-   * Issuances this node's callers wait for (issueThrough): the `issued` handler leaves here, once its
-   * transaction committed, the request and certificate it wrote, so the answer is not read back.
-   */
-  private readonly written = new Map<string, { known: () => StoredRequest | undefined; done?: { stored: StoredRequest; certificate: CertificateObject } }>();
+  readonly ledger: RequestLedger;
+  readonly completions: Completions;
 
   constructor(
     private readonly services: CoreServices,
     private readonly deps: RequestDeps,
   ) {
-    this.store = new RequestStore(services.knex, services.clock);
-    this.secrets = new RequestSecrets(services.knex, services.secrets, services.clock);
+    this.ledger = new RequestLedger(services);
+    this.completions = new Completions(this.ledger);
+  }
+
+  get store(): RequestStore {
+    return this.ledger.store;
+  }
+
+  get secrets(): RequestSecrets {
+    return this.ledger.secrets;
   }
 
   private get knex(): Knex {
     return this.services.knex;
-  }
-
-  private event(trx: Knex.Transaction, input: Omit<NewEventInput, 'module' | 'status'> & { status?: NewEventInput['status'] }): Promise<unknown> {
-    return this.services.events.append({ module: 'webra', status: 'success', ...input }, { trx });
-  }
-
-  /**
-   * Several events in order under one lock of the chain head (EventStore.appendAll), in a transaction that
-   * has written the request already (every caller appends after its request write).
-   */
-  private eventsIn(trx: Knex.Transaction, inputs: (Omit<NewEventInput, 'module' | 'status'> & { status?: NewEventInput['status'] })[]): Promise<unknown> {
-    return this.services.events.appendAll(
-      inputs.map((input) => ({ module: 'webra', status: 'success' as const, ...input })),
-      { trx, written: true },
-    );
-  }
-
-  private requestPayload(r: RequestObject): Record<string, unknown> {
-    return { requestId: r._id, workflow: r.workflow, profile: r.profile, requester: r.requester ?? null };
-  }
-
-  /** Applies a patch at the version read; a concurrent transition wins and this one is refused (REQ-009). */
-  private async transition(trx: Knex.Transaction, stored: StoredRequest, tenant: string, patch: RequestPatch): Promise<StoredRequest> {
-    const result = await this.store.update(tenant, stored.request._id, stored.version, patch, { trx, base: stored });
-    if (result.outcome === 'updated') return result.stored;
-    if (result.outcome === 'missing') throw new ProblemError('REQ-003');
-    throw new ProblemError('REQ-009', { message: 'The request changed meanwhile (another decision was taken first)' });
   }
 
   // ---------------------------------------------------------------- certificates and profiles
@@ -294,9 +186,9 @@ export class RequestWorkflows {
       if (prepared.key) await this.secrets.put(trx, tenant, id, 'key', prepared.key);
       if (prepared.password) await this.secrets.put(trx, tenant, id, 'password', prepared.password);
       if (prepared.importKey) await this.secrets.put(trx, tenant, id, 'import-key', prepared.importKey);
-      await this.eventsIn(trx, [
-        { tenant, code: 'REQUEST-SUBMITTED', principal: principal.identifier, objectType: 'request', objectId: id, payload: { ...this.requestPayload(inserted.request), status: inserted.request.status } },
-        ...(direct ? [] : [{ tenant, code: L.requestPending, principal: principal.identifier, objectType: 'request', objectId: id, payload: this.requestPayload(inserted.request) }]),
+      await this.ledger.eventsIn(trx, [
+        { tenant, code: 'REQUEST-SUBMITTED', principal: principal.identifier, objectType: 'request', objectId: id, payload: { ...this.ledger.payloadOf(inserted.request), status: inserted.request.status } },
+        ...(direct ? [] : [{ tenant, code: L.requestPending, principal: principal.identifier, objectType: 'request', objectId: id, payload: this.ledger.payloadOf(inserted.request) }]),
       ]);
       return inserted;
     };
@@ -495,9 +387,9 @@ export class RequestWorkflows {
           await this.services.inventory.repository.update(tenant, r.certificateId!, patch, { trx });
           const done = await this.complete(trx, tenant, stored, r.certificateId!);
           if (r.workflow === 'migrate') {
-            await this.event(trx, { tenant, code: 'CERTIFICATE-MIGRATED', principal: principal.identifier, objectType: 'certificate', objectId: r.certificateId!, payload: { requestId: id, from: before?.profile ?? null, to: patch.profile } });
+            await this.ledger.event(trx, { tenant, code: 'CERTIFICATE-MIGRATED', principal: principal.identifier, objectType: 'certificate', objectId: r.certificateId!, payload: { requestId: id, from: before?.profile ?? null, to: patch.profile } });
           } else {
-            await this.event(trx, { tenant, code: 'CERTIFICATE-UPDATED', principal: principal.identifier, objectType: 'certificate', objectId: r.certificateId!, payload: { requestId: id, changed: Object.keys(changes) } });
+            await this.ledger.event(trx, { tenant, code: 'CERTIFICATE-UPDATED', principal: principal.identifier, objectType: 'certificate', objectId: r.certificateId!, payload: { requestId: id, changed: Object.keys(changes) } });
           }
           return done;
         });
@@ -514,7 +406,7 @@ export class RequestWorkflows {
           await this.secrets.put(trx, tenant, id, 'pkcs12', Buffer.from(p12).toString('base64'));
           if (!plan.showPassword) await this.secrets.drop(trx, tenant, id, ['password']);
           const done = await this.complete(trx, tenant, stored, certificate._id);
-          await this.event(trx, { tenant, code: 'CERTIFICATE-RECOVERED', principal: principal.identifier, objectType: 'certificate', objectId: certificate._id, payload: { requestId: id, requester: r.requester ?? null } });
+          await this.ledger.event(trx, { tenant, code: 'CERTIFICATE-RECOVERED', principal: principal.identifier, objectType: 'certificate', objectId: certificate._id, payload: { requestId: id, requester: r.requester ?? null } });
           return done;
         });
       }
@@ -542,7 +434,7 @@ export class RequestWorkflows {
           if (keyPem && escrowed) await this.secrets.escrow(trx, tenant, certificate._id, id, keyPem);
           await this.secrets.drop(trx, tenant, id, ['import-key']);
           const done = await this.complete(trx, tenant, stored, certificate._id);
-          await this.event(trx, { tenant, code: 'CERTIFICATE-ENROLL-IMPORTED', principal: principal.identifier, objectType: 'certificate', objectId: certificate._id, payload: { requestId: id, profile: r.profile, escrowed } });
+          await this.ledger.event(trx, { tenant, code: 'CERTIFICATE-ENROLL-IMPORTED', principal: principal.identifier, objectType: 'certificate', objectId: certificate._id, payload: { requestId: id, profile: r.profile, escrowed } });
           return done;
         });
       }
@@ -570,7 +462,7 @@ export class RequestWorkflows {
     write?: (trx: Knex.Transaction) => Promise<void>,
   ): Promise<{ stored: StoredRequest; certificate?: CertificateObject }> {
     let result: IssueResult;
-    this.written.set(waitKey(tenant, id), { known: current });
+    this.ledger.wait(tenant, id, { known: current });
     try {
       const request: IssueRequest = {
         requestId: id,
@@ -584,13 +476,12 @@ export class RequestWorkflows {
       };
       result = await this.deps.gateway.issue(tenant, plan.pkiConnector ?? profile.pkiConnector, request, write ? { with: write } : {});
     } catch (err) {
-      this.written.delete(waitKey(tenant, id));
+      this.ledger.endWait(tenant, id);
       const stored = current();
       if (stored) await this.fail(tenant, stored, (err as Error).message);
       throw err;
     }
-    const written = this.written.get(waitKey(tenant, id))?.done;
-    this.written.delete(waitKey(tenant, id));
+    const written = this.ledger.endWait(tenant, id);
     if (result.status === 'queued') return { stored: await this.queued(tenant, id, result.retryAt) };
     // What this call's completion committed, else (completed elsewhere, or rejected) a read.
     if (written) return { stored: written.stored, certificate: written.certificate };
@@ -612,13 +503,13 @@ export class RequestWorkflows {
       const current = await this.store.get(tenant, stored.request._id, { trx });
       if (!current || current.request.status === 'completed' || current.request.status === 'denied') return;
       await this.store.update(tenant, current.request._id, current.version, { status: 'denied', error }, { trx, base: current });
-      await this.event(trx, { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: current.request._id, payload: { ...this.requestPayload(current.request), error } });
+      await this.ledger.event(trx, { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: current.request._id, payload: { ...this.ledger.payloadOf(current.request), error } });
     });
   }
 
   private async complete(trx: Knex.Transaction, tenant: string, stored: StoredRequest, certificateId: string): Promise<StoredRequest> {
-    const done = await this.transition(trx, stored, tenant, { status: 'completed', certificateId, retryAt: null, error: null });
-    await this.event(trx, { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: stored.request._id, payload: { ...this.requestPayload(stored.request), certificateId } });
+    const done = await this.ledger.transition(trx, stored, tenant, { status: 'completed', certificateId, retryAt: null, error: null });
+    await this.ledger.event(trx, { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: stored.request._id, payload: { ...this.ledger.payloadOf(stored.request), certificateId } });
     return done;
   }
 
@@ -632,8 +523,8 @@ export class RequestWorkflows {
       const current = (await this.store.get(tenant, stored.request._id, { trx }))!;
       await trx('request_challenges').insert({ hash, tenant, request_id: current.request._id, expires_at: expiresAt, consumed_at: null, created_at: now });
       await this.secrets.put(trx, tenant, current.request._id, 'challenge', secret);
-      const updated = await this.transition(trx, current, tenant, { expirationDate: expiresAt });
-      await this.event(trx, { tenant, code: 'CHALLENGE-ISSUED', principal: principal.identifier, objectType: 'request', objectId: current.request._id, payload: { ...this.requestPayload(current.request), expiresAt } });
+      const updated = await this.ledger.transition(trx, current, tenant, { expirationDate: expiresAt });
+      await this.ledger.event(trx, { tenant, code: 'CHALLENGE-ISSUED', principal: principal.identifier, objectType: 'request', objectId: current.request._id, payload: { ...this.ledger.payloadOf(current.request), expiresAt } });
       return updated;
     });
   }
@@ -658,8 +549,8 @@ export class RequestWorkflows {
       const spent = await trx('request_challenges').where({ hash, tenant }).whereNull('consumed_at').update({ consumed_at: this.services.clock() });
       if (spent === 0) throw new ProblemError('CHAL-007');
       await this.secrets.drop(trx, tenant, stored.request._id, ['challenge']);
-      const updated = await this.transition(trx, stored, tenant, { requestedX509Data: plan, labels: resolved.labels, metadata: resolved.metadata, holderId: holderOf(resolved.subject) });
-      await this.event(trx, { tenant, code: 'CHALLENGE-CONSUMED', objectType: 'request', objectId: stored.request._id, payload: this.requestPayload(stored.request) });
+      const updated = await this.ledger.transition(trx, stored, tenant, { requestedX509Data: plan, labels: resolved.labels, metadata: resolved.metadata, holderId: holderOf(resolved.subject) });
+      await this.ledger.event(trx, { tenant, code: 'CHALLENGE-CONSUMED', objectType: 'request', objectId: stored.request._id, payload: this.ledger.payloadOf(stored.request) });
       return updated;
     });
     const done = await this.issue(tenant, ready, profile, csr.pem);
@@ -686,8 +577,8 @@ export class RequestWorkflows {
     this.checkDecider(stored, profile, rights, principal);
     if (stored.request.status !== 'pending') throw new ProblemError('REQ-009');
     const approved = await this.knex.transaction(async (trx) => {
-      const next = await this.transition(trx, stored, tenant, { status: 'approved', approver: principal.identifier, approverComment: env.approverComment ?? null });
-      await this.event(trx, { tenant, code: L.requestApproved, principal: principal.identifier, objectType: 'request', objectId: stored.request._id, payload: { ...this.requestPayload(stored.request), approver: principal.identifier } });
+      const next = await this.ledger.transition(trx, stored, tenant, { status: 'approved', approver: principal.identifier, approverComment: env.approverComment ?? null });
+      await this.ledger.event(trx, { tenant, code: L.requestApproved, principal: principal.identifier, objectType: 'request', objectId: stored.request._id, payload: { ...this.ledger.payloadOf(stored.request), approver: principal.identifier } });
       return next;
     });
     const done = await this.execute(tenant, approved, profile, principal);
@@ -702,9 +593,9 @@ export class RequestWorkflows {
     else if (!principal.permissions.allows(`lifecycle:${stored.request.module}:*:${stored.request.workflow}:approve`)) throw new ProblemError('REQ-007');
     if (stored.request.status !== 'pending') throw new ProblemError('REQ-009');
     const denied = await this.knex.transaction(async (trx) => {
-      const next = await this.transition(trx, stored, tenant, { status: 'denied', approver: principal.identifier, approverComment: env.approverComment ?? null });
+      const next = await this.ledger.transition(trx, stored, tenant, { status: 'denied', approver: principal.identifier, approverComment: env.approverComment ?? null });
       await this.secrets.drop(trx, tenant, stored.request._id, ['key', 'password', 'import-key']);
-      await this.event(trx, { tenant, code: L.requestDenied, principal: principal.identifier, objectType: 'request', objectId: stored.request._id, payload: { ...this.requestPayload(stored.request), approver: principal.identifier } });
+      await this.ledger.event(trx, { tenant, code: L.requestDenied, principal: principal.identifier, objectType: 'request', objectId: stored.request._id, payload: { ...this.ledger.payloadOf(stored.request), approver: principal.identifier } });
       return next;
     });
     return this.answer(tenant, denied, principal);
@@ -718,9 +609,9 @@ export class RequestWorkflows {
     if (!own && !rights?.approve) throw new ProblemError('REQ-010');
     if (stored.request.status !== 'pending') throw new ProblemError('REQ-009');
     const canceled = await this.knex.transaction(async (trx) => {
-      const next = await this.transition(trx, stored, tenant, { status: 'canceled' });
+      const next = await this.ledger.transition(trx, stored, tenant, { status: 'canceled' });
       await this.secrets.drop(trx, tenant, stored.request._id, ['key', 'password', 'import-key']);
-      await this.event(trx, { tenant, code: 'REQUEST-CANCELED', principal: principal.identifier, objectType: 'request', objectId: stored.request._id, payload: this.requestPayload(stored.request) });
+      await this.ledger.event(trx, { tenant, code: 'REQUEST-CANCELED', principal: principal.identifier, objectType: 'request', objectId: stored.request._id, payload: this.ledger.payloadOf(stored.request) });
       return next;
     });
     return this.answer(tenant, canceled, principal);
@@ -805,203 +696,4 @@ export class RequestWorkflows {
     }
     return out;
   }
-
-  // ---------------------------------------------------------------- completion handlers
-
-  /** CompletionHandlers.issued: the certificate once, the request completed, the event — in `trx`. */
-  async issued(trx: Knex.Transaction, tenant: string, requestId: string, outcome: FinalIssue): Promise<void> {
-    // A caller on this node waiting for this issuance knows the request: only its row is read then.
-    const known = this.written.get(waitKey(tenant, requestId))?.known();
-    const stored = known ? await this.store.getKnowing(tenant, requestId, known, { trx }) : await this.store.get(tenant, requestId, { trx });
-    if (!stored || stored.request.status !== 'approved') return;
-    const r = stored.request;
-    const plan = (r.requestedX509Data ?? {}) as Plan;
-    const lifecycle = r.workflow === 'renew' ? L.renewed : L.issued;
-    if (outcome.status === 'rejected') {
-      await this.store.update(tenant, requestId, stored.version, { status: 'denied', error: outcome.reason, retryAt: null }, { trx, base: stored });
-      await this.secrets.drop(trx, tenant, requestId, ['key', 'password']);
-      await this.eventsIn(trx, [
-        { tenant, code: lifecycle, status: 'failure', objectType: 'certificate', objectId: null, payload: { requestId, profile: r.profile, workflow: r.workflow, reason: outcome.reason } },
-        { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), error: outcome.reason } },
-      ]);
-      return;
-    }
-    const repo = this.services.inventory.repository;
-    // A decentralized enrollment (the key is the requester's, behind the CSR) has no key secret.
-    const keyPem = plan.mode === 'decentralized' ? null : await this.secrets.peek(trx, tenant, requestId, 'key');
-    const escrowed = Boolean(keyPem && plan.escrow);
-    const metadata: KeyValue[] = [...r.metadata.filter((m) => m.key !== 'pki_connector'), { key: 'pki_connector', value: plan.pkiConnector ?? '' }];
-    if (r.workflow === 'renew' && r.certificateId) metadata.push({ key: 'previous_certificate_id', value: r.certificateId });
-    let certificateId: string;
-    let certificate: CertificateObject | null = null;
-    let parsed: { dn: string; serial: string } | undefined;
-    try {
-      const inserted = await repo.insert(
-        tenant,
-        {
-          certificate: outcome.certificatePem,
-          module: r.module,
-          profile: r.profile,
-          owner: plan.owner ?? null,
-          team: plan.team ?? null,
-          contactEmail: plan.contactEmail ?? null,
-          labels: r.labels,
-          metadata,
-          holderId: r.holderId,
-          escrowed,
-        },
-        { trx },
-      );
-      certificateId = inserted._id;
-      certificate = inserted;
-    } catch (err) {
-      // Recorded already (a retry after a crash, or the same certificate twice): link it.
-      if (!(err instanceof ProblemError && err.code === 'CRT-004')) throw err;
-      const again = parseCertificatePem(outcome.certificatePem);
-      parsed = again;
-      certificateId = (await repo.idOfThumbprint(tenant, again.thumbprint, trx))!;
-    }
-    if (keyPem) {
-      const password = await this.secrets.peek(trx, tenant, requestId, 'password');
-      const p12 = encodePkcs12({ privateKeyPkcs8Der: derOf(keyPem), certificatesDer: [derOf(outcome.certificatePem), ...outcome.chainPem.map(derOf)], password: password ?? '', friendlyName: plan.subject });
-      await this.secrets.put(trx, tenant, requestId, 'pkcs12', Buffer.from(p12).toString('base64'));
-      if (escrowed) await this.secrets.escrow(trx, tenant, certificateId, requestId, keyPem);
-      await this.secrets.drop(trx, tenant, requestId, ['key']);
-    }
-    if (r.workflow === 'renew' && r.certificateId && r.certificateId !== certificateId) {
-      const previous = await repo.get(tenant, r.certificateId, trx);
-      if (previous) await repo.update(tenant, previous._id, { metadata: [...previous.metadata.filter((m) => m.key !== 'renewed_certificate_id'), { key: 'renewed_certificate_id', value: certificateId }] }, { trx });
-    }
-    // What the inventory parsed of it (the certificate is parsed again only when it was recorded already).
-    const info = certificate ? { dn: certificate.dn, serial: certificate.serial } : (parsed ?? parseCertificatePem(outcome.certificatePem));
-    const completed = await this.store.update(tenant, requestId, stored.version, { status: 'completed', certificateId, retryAt: null, error: null }, { trx, base: stored });
-    const waiting = this.written.get(waitKey(tenant, requestId));
-    if (waiting && certificate && completed.outcome === 'updated') {
-      const done = { stored: completed.stored, certificate };
-      // Handed to the caller once committed (a rolled-back completion hands nothing).
-      trx.executionPromise.then(
-        () => {
-          if (this.written.get(waitKey(tenant, requestId)) === waiting) waiting.done = done;
-        },
-        () => undefined,
-      );
-    }
-    await this.eventsIn(trx, [
-      {
-        tenant,
-        code: lifecycle,
-        principal: r.requester ?? null,
-        objectType: 'certificate',
-        objectId: certificateId,
-        payload: r.workflow === 'renew' ? { requestId, profile: r.profile, previousCertificateId: r.certificateId ?? null } : { requestId, profile: r.profile, workflow: r.workflow, pkiConnector: plan.pkiConnector ?? null, dn: info.dn, serial: info.serial },
-      },
-      { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), certificateId } },
-    ]);
-  }
-
-  /** CompletionHandlers.revoked: the inventory certificate revoked, the request completed — in `trx`. */
-  async revoked(trx: Knex.Transaction, tenant: string, requestId: string, outcome: FinalRevoke): Promise<void> {
-    const stored = await this.store.get(tenant, requestId, { trx });
-    if (!stored || stored.request.status !== 'approved') return;
-    const r = stored.request;
-    const plan = (r.requestedX509Data ?? {}) as Plan;
-    if (outcome.status === 'rejected') {
-      await this.store.update(tenant, requestId, stored.version, { status: 'denied', error: outcome.reason, retryAt: null }, { trx, base: stored });
-      await this.eventsIn(trx, [
-        { tenant, code: L.revoked, status: 'failure', objectType: 'certificate', objectId: r.certificateId ?? null, payload: { requestId, profile: r.profile, reason: outcome.reason } },
-        { tenant, code: 'REQUEST-FAILED', status: 'failure', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), error: outcome.reason } },
-      ]);
-      return;
-    }
-    const reason = plan.reason?.upper ?? 'UNSPECIFIED';
-    await this.services.inventory.repository.update(tenant, r.certificateId!, { revoked: true, revocationDate: this.services.clock(), revocationReason: reason }, { trx });
-    await this.store.update(tenant, requestId, stored.version, { status: 'completed', retryAt: null, error: null }, { trx, base: stored });
-    await this.eventsIn(trx, [
-      { tenant, code: L.revoked, principal: r.requester ?? null, objectType: 'certificate', objectId: r.certificateId!, payload: { requestId, profile: r.profile, reason } },
-      { tenant, code: 'REQUEST-COMPLETED', objectType: 'request', objectId: requestId, payload: { ...this.requestPayload(r), certificateId: r.certificateId ?? null } },
-    ]);
-  }
 }
-
-// ---------------------------------------------------------------- helpers
-
-/** The key of an issuance a caller waits for (RequestWorkflows.written). */
-const waitKey = (tenant: string, requestId: string): string => `${tenant}\u0000${requestId}`;
-
-function parseCsr(pem: string, workflow: Workflow): CsrInfo {
-  let csr: CsrInfo;
-  try {
-    csr = parseCsrPem(pem);
-  } catch (err) {
-    throw new ProblemError('WEBRA-ENROLL-006', { detail: (err as Error).message });
-  }
-  if (!csr.signatureValid) throw new ProblemError('WEBRA-ENROLL-006', { message: 'The CSR is not signed by its own key', detail: workflow });
-  return csr;
-}
-
-function planOf(resolved: ResolvedTemplate): Plan {
-  return {
-    subject: resolved.subject,
-    sans: resolved.sans,
-    keyType: resolved.keyType,
-    mode: resolved.mode,
-    validityDays: resolved.validityDays,
-    keyUsage: resolved.keyUsage,
-    extendedKeyUsage: resolved.extendedKeyUsage,
-    ...(resolved.owner ? { owner: resolved.owner } : {}),
-    ...(resolved.team ? { team: resolved.team } : {}),
-    ...(resolved.contactEmail ? { contactEmail: resolved.contactEmail } : {}),
-  };
-}
-
-/** The holder id of a subject: its first CN, else the whole DN. */
-function holderOf(subject: string | undefined): string | undefined {
-  if (!subject) return undefined;
-  const cn = /(?:^|,)\s*CN=((?:\\.|[^,])*)/i.exec(subject);
-  return (cn?.[1] ?? subject).slice(0, 191);
-}
-
-function subjectElementsOf(certificate: CertificateObject): { element: string; value: string }[] {
-  const counts = new Map<string, number>();
-  const out: { element: string; value: string }[] = [];
-  for (const part of splitDn(certificate.dn)) {
-    const eq = part.indexOf('=');
-    if (eq < 1) continue;
-    const type = part.slice(0, eq).trim().toLowerCase();
-    const n = (counts.get(type) ?? 0) + 1;
-    counts.set(type, n);
-    out.push({ element: `${type}.${n}`, value: part.slice(eq + 1).replace(/\\(.)/g, '$1') });
-  }
-  return out;
-}
-
-function splitDn(dn: string): string[] {
-  const out: string[] = [];
-  let current = '';
-  for (let i = 0; i < dn.length; i++) {
-    const c = dn[i]!;
-    if (c === '\\' && i + 1 < dn.length) {
-      current += c + dn[++i]!;
-    } else if (c === ',') {
-      out.push(current);
-      current = '';
-    } else current += c;
-  }
-  if (current) out.push(current);
-  return out;
-}
-
-function sansElementsOf(certificate: CertificateObject): { type: string; value: string[] }[] {
-  const byType = new Map<string, string[]>();
-  for (const s of certificate.subjectAlternateNames ?? []) byType.set(s.sanType, [...(byType.get(s.sanType) ?? []), s.value]);
-  return [...byType].map(([type, value]) => ({ type, value }));
-}
-
-function createPublicKeyDer(key: KeyObject): Buffer {
-  return Buffer.from(createPublicKey(key).export({ type: 'spki', format: 'der' }));
-}
-
-function publicSpkiOfCertificate(pem: string): Buffer {
-  return Buffer.from(createPublicKey(pem).export({ type: 'spki', format: 'der' }));
-}
-
