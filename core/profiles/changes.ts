@@ -17,6 +17,7 @@
  */
 import { ProblemError } from '../errors/index.js';
 import type { KeyValue } from '../inventory/types.js';
+import { checkContactEmail, labelNotAuthorized, nonEmpty } from './template.js';
 import type { CertificateProfile, SingleValueRule } from './types.js';
 
 export interface CertificateElements {
@@ -41,9 +42,9 @@ const mandatory = (profile: CertificateProfile, what: string): ProblemError =>
   new ProblemError('PRF-010', { detail: `${what} is mandatory in profile ${profile.name}` });
 
 const valueOf = (labels: readonly KeyValue[], name: string): string | null => labels.find((l) => l.key === name)?.value ?? null;
-const blank = (v: string | null | undefined): boolean => v === null || v === undefined || v.trim() === '';
+const blank = (v: string | null | undefined): boolean => !nonEmpty(v);
 
-export function applyElementRules(profile: CertificateProfile, current: CertificateElements, changes: ElementChanges, entering: boolean): ElementChanges {
+export function applyElementRules<C extends ElementChanges>(profile: CertificateProfile, current: CertificateElements, changes: C, entering: boolean): C {
   const touched = new Set<string>();
   if (changes.labels) {
     for (const name of new Set([...current.labels, ...changes.labels].map((l) => l.key))) {
@@ -52,17 +53,17 @@ export function applyElementRules(profile: CertificateProfile, current: Certific
   }
   for (const name of touched) {
     const rule = profile.labels.find((l) => l.label === name);
-    if (!rule) throw new ProblemError('PRF-013', { message: `Label element ${name} is not authorized`, detail: `Label element ${name} is not authorized by profile ${profile.name}` });
+    if (!rule) throw labelNotAuthorized(profile, name);
     // Entering a profile, a label may be set to the value the profile fixes for it (it would be anyway).
     if (rule.editable === false && !(entering && !blank(rule.value) && valueOf(changes.labels ?? [], name) === rule.value)) throw notEditable(profile, `label ${name}`);
   }
-  const out: ElementChanges = { ...changes };
+  const out: C = { ...changes };
   let after = changes.labels ?? current.labels;
   if (entering) {
     const fixed = profile.labels.filter((r) => r.editable === false && !blank(r.value));
     if (fixed.some((r) => valueOf(after, r.label) !== r.value)) {
       after = [...after.filter((l) => !fixed.some((r) => r.label === l.key)), ...fixed.map((r) => ({ key: r.label, value: r.value! }))];
-      out.labels = after;
+      out.labels = after as C['labels'];
     }
   }
   for (const rule of profile.labels) {
@@ -72,12 +73,10 @@ export function applyElementRules(profile: CertificateProfile, current: Certific
     const rule: SingleValueRule = profile[name];
     const changed = changes[name] !== undefined && (changes[name] ?? null) !== current[name];
     if (changed && rule.editable === false) throw notEditable(profile, name);
-    if (entering && rule.editable === false && !blank(rule.value) && current[name] !== rule.value) out[name] = rule.value!;
+    if (entering && rule.editable === false && !blank(rule.value) && current[name] !== rule.value) out[name] = rule.value as C[typeof name];
     const value = out[name] !== undefined ? out[name] : current[name];
     if (rule.mandatory && (entering || changed) && blank(value)) throw mandatory(profile, name);
-    if (changed && name === 'contactEmail' && !blank(value) && !/^[^@\s]+@[^@\s]+$/.test(value!)) {
-      throw new ProblemError('PRF-011', { detail: `contactEmail ${JSON.stringify(value)} is not an email address` });
-    }
+    if (changed && name === 'contactEmail' && !blank(value)) checkContactEmail(value!);
   }
   return out;
 }

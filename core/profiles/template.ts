@@ -39,8 +39,17 @@ const missing = (detail: string): ProblemError => new ProblemError('PRF-010', { 
 const refused = (detail: string): ProblemError => new ProblemError('PRF-011', { detail });
 const notAuthorized = (detail: string): ProblemError => new ProblemError('PRF-017', { detail });
 
+/** PRF-013: a label the profile does not list (Horizon's message). */
+export const labelNotAuthorized = (profile: CertificateProfile, name: string): ProblemError =>
+  new ProblemError('PRF-013', { message: `Label element ${name} is not authorized`, detail: `Label element ${name} is not authorized by profile ${profile.name}` });
+
+/** PRF-011 unless `value` looks like an email address. */
+export function checkContactEmail(value: string): void {
+  if (!/^[^@\s]+@[^@\s]+$/.test(value)) throw refused(`contactEmail ${JSON.stringify(value)} is not an email address`);
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const nonEmpty = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
+export const nonEmpty = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
 
 function listOf(submitted: Submitted | undefined, key: string): Record<string, unknown>[] {
   const value = submitted?.[key];
@@ -262,7 +271,7 @@ function labelValues(profile: CertificateProfile, submitted: Submitted | undefin
   const listed = new Set(profile.labels.map((l) => l.label));
   if (strict) {
     for (const name of given.keys()) {
-      if (!listed.has(name)) throw new ProblemError('PRF-013', { message: `Label element ${name} is not authorized`, detail: `Label element ${name} is not authorized by profile ${profile.name}` });
+      if (!listed.has(name)) throw labelNotAuthorized(profile, name);
     }
   }
   return profile.labels.map((rule) => {
@@ -283,7 +292,7 @@ function singleValue(key: 'owner' | 'team' | 'contactEmail', rule: SingleValueRu
   if (value !== null && value.trim() === '') value = null;
   if (strict) {
     if (rule.mandatory && value === null) throw missing(`${key} is mandatory`);
-    if (key === 'contactEmail' && value !== null && !/^[^@\s]+@[^@\s]+$/.test(value)) throw refused(`contactEmail ${JSON.stringify(value)} is not an email address`);
+    if (key === 'contactEmail' && value !== null) checkContactEmail(value);
   }
   return value;
 }

@@ -42,7 +42,8 @@ export class Completions implements CompletionHandlers {
     if (r.workflow === 'renew' && r.certificateId) metadata.push({ key: 'previous_certificate_id', value: r.certificateId });
     let certificateId: string;
     let certificate: CertificateObject | null = null;
-    let parsed: { dn: string; serial: string } | undefined;
+    // DN and serial for the event: what the inventory parsed of it, else (recorded already) a parse here.
+    let info: { dn: string; serial: string };
     try {
       const inserted = await repo.insert(
         tenant,
@@ -62,12 +63,13 @@ export class Completions implements CompletionHandlers {
       );
       certificateId = inserted._id;
       certificate = inserted;
+      info = inserted;
     } catch (err) {
       // Recorded already (a retry after a crash, or the same certificate twice): link it.
       if (!(err instanceof ProblemError && err.code === 'CRT-004')) throw err;
-      const again = parseCertificatePem(outcome.certificatePem);
-      parsed = again;
-      certificateId = (await repo.idOfThumbprint(tenant, again.thumbprint, trx))!;
+      const parsed = parseCertificatePem(outcome.certificatePem);
+      info = parsed;
+      certificateId = (await repo.idOfThumbprint(tenant, parsed.thumbprint, trx))!;
     }
     if (keyPem) {
       const password = await this.ledger.secrets.peek(trx, tenant, requestId, 'password');
@@ -80,8 +82,6 @@ export class Completions implements CompletionHandlers {
       const previous = await repo.get(tenant, r.certificateId, trx);
       if (previous) await repo.update(tenant, previous._id, { metadata: [...previous.metadata.filter((m) => m.key !== 'renewed_certificate_id'), { key: 'renewed_certificate_id', value: certificateId }] }, { trx });
     }
-    // What the inventory parsed of it (the certificate is parsed again only when it was recorded already).
-    const info = certificate ? { dn: certificate.dn, serial: certificate.serial } : (parsed ?? parseCertificatePem(outcome.certificatePem));
     const completed = await this.ledger.store.update(tenant, requestId, stored.version, { status: 'completed', certificateId, retryAt: null, error: null }, { trx, base: stored });
     const waiting = this.ledger.waiting(tenant, requestId);
     if (waiting && certificate && completed.outcome === 'updated') {

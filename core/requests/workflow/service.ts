@@ -282,7 +282,7 @@ export class RequestWorkflows {
         }
         // The profile's rules for these elements (the certificate's profile; for migrate, the one it enters).
         const c = certificate!;
-        changes = { ...changes, ...applyElementRules(profile, { labels: c.labels, owner: c.owner ?? null, team: c.team ?? null, contactEmail: c.contactEmail ?? null }, changes, workflow === 'migrate') } as typeof changes;
+        changes = applyElementRules(profile, { labels: c.labels, owner: c.owner ?? null, team: c.team ?? null, contactEmail: c.contactEmail ?? null }, changes, workflow === 'migrate');
         if (changes.labels) await this.services.inventory.repository.labels.check(tenant, changes.labels);
         plan.changes = changes;
         if (workflow === 'migrate') {
@@ -321,7 +321,7 @@ export class RequestWorkflows {
           if (v) requested[name] = v;
         }
         // The certificate enters the profile: its rules for labels, owner, team and contact apply.
-        plan.changes = { ...requested, ...applyElementRules(profile, { labels: [], owner: null, team: null, contactEmail: null }, requested, true) } as typeof requested;
+        plan.changes = applyElementRules(profile, { labels: [], owner: null, team: null, contactEmail: null }, requested, true);
         const labels = plan.changes.labels ?? [];
         await this.services.inventory.repository.labels.check(tenant, labels);
         const out: Awaited<ReturnType<RequestWorkflows['prepare']>> = { plan, labels, holderId: holderOf(info.dn) };
