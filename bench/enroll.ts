@@ -18,6 +18,9 @@
 //             the same rate (HTTP is not what limits it), and HTTP is what clients pay.
 //   engines   SQLite (a file in a temp data dir) and MariaDB (127.0.0.1:3306, root, a fresh database dropped at the
 //             end; skipped with a note when unreachable). ENROLL_DB=sqlite|mariadb runs one.
+//   CPU ms    the kernel's CPU per enrollment during the median round, its main thread (the event loop, which
+//             limits the rate) and all its threads (Linux /proc); for the toolkit, its time per issuance. Steadier
+//             than rates on a shared machine: a comparison of two builds looks here first.
 // Goal: enroll/s ≥ GOAL × toolkit issue/s. Exit code 0 even when the goal FAILs (1 only when the benchmark itself
 // cannot run).
 import knexFactory, { type Knex } from 'knex';
@@ -33,7 +36,7 @@ import { CertificateIssuer } from '../core/pki/issue/issuer.js';
 import { selfSignedCertificate } from '../core/pki/issue/self-signed.js';
 import type { CertificateTemplate } from '../core/pki/issue/template.js';
 import { forgetVerifiedSignatures } from '../core/pki/x509/signature.js';
-import { cpuBusy, fmt } from './lib/measure.js';
+import { cpuBusy, fmt, processCpuMs } from './lib/measure.js';
 import { cleanEnv, freePort, get, LOOPBACK, ServerProcess, startKernel, waitUntilAnswering } from './lib/servers.js';
 
 const GOAL = 0.4;
@@ -165,6 +168,8 @@ interface Enrolled {
 
 interface Round {
   rate: number;
+  /** The kernel's CPU per enrollment during the round (ms): main thread, all threads; undefined off Linux. */
+  cpu?: { main: number; all: number };
   p50: number;
   p99: number;
   enrolled: Enrolled[];
@@ -172,12 +177,13 @@ interface Round {
 }
 
 /** `csrs` enrolled by CONCURRENCY workers over keep-alive sockets; each answer checked. */
-async function enrollRound(port: number, csrs: Csr[]): Promise<Round> {
+async function enrollRound(port: number, csrs: Csr[], kernelPid?: number): Promise<Round> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const latencies: number[] = [];
   const enrolled: Enrolled[] = [];
   const failures: string[] = [];
   let next = 0;
+  const cpuBefore = kernelPid === undefined ? undefined : processCpuMs(kernelPid);
   const started = performance.now();
   const worker = async (): Promise<void> => {
     for (let i = next++; i < csrs.length; i = next++) {
@@ -199,8 +205,10 @@ async function enrollRound(port: number, csrs: Csr[]): Promise<Round> {
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const elapsed = performance.now() - started;
+  const cpuAfter = kernelPid === undefined ? undefined : processCpuMs(kernelPid);
   agent.destroy();
-  return { rate: (csrs.length * 1000) / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), enrolled, failures };
+  const cpu = cpuBefore && cpuAfter ? { main: (cpuAfter.main - cpuBefore.main) / csrs.length, all: (cpuAfter.all - cpuBefore.all) / csrs.length } : undefined;
+  return { rate: (csrs.length * 1000) / elapsed, ...(cpu ? { cpu } : {}), p50: percentile(latencies, 50), p99: percentile(latencies, 99), enrolled, failures };
 }
 
 const chunks = <T>(xs: T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
@@ -229,6 +237,7 @@ async function checkStored(knex: Knex, enrolled: Enrolled[]): Promise<string[]> 
 interface EngineResult {
   engine: string;
   rate: number;
+  cpu?: { main: number; all: number };
   p50: number;
   p99: number;
   checked: number;
@@ -271,7 +280,7 @@ async function measureEngine(engine: string, databaseUrl: string | null, csrs: C
     const warm = await enrollRound(port, csrs.slice(0, WARMUP));
     if (warm.failures.length) throw new Error(`warm-up: ${warm.failures.length} of ${WARMUP} enrollments failed, e.g. ${warm.failures[0]}`);
     const rounds: Round[] = [];
-    for (let r = 0; r < ENROLL_ROUNDS; r++) rounds.push(await enrollRound(port, csrs.slice(WARMUP + r * ENROLL_N, WARMUP + (r + 1) * ENROLL_N)));
+    for (let r = 0; r < ENROLL_ROUNDS; r++) rounds.push(await enrollRound(port, csrs.slice(WARMUP + r * ENROLL_N, WARMUP + (r + 1) * ENROLL_N), server.proc.pid));
     if (!server.running) throw new Error(`the kernel died during the benchmark:\n${server.output()}`);
     const all = rounds.flatMap((r) => r.enrolled);
     const failures = rounds.flatMap((r) => r.failures);
@@ -287,7 +296,7 @@ async function measureEngine(engine: string, databaseUrl: string | null, csrs: C
     problems.push(...(await checkStored(knex, all)));
     const byRate = [...rounds].sort((a, b) => a.rate - b.rate);
     const mid = byRate[Math.floor(byRate.length / 2)]!;
-    return { engine, rate: mid.rate, p50: mid.p50, p99: mid.p99, checked: all.length, problems };
+    return { engine, rate: mid.rate, ...(mid.cpu ? { cpu: mid.cpu } : {}), p50: mid.p50, p99: mid.p99, checked: all.length, problems };
   } finally {
     await knex.destroy();
     await server.stop();
@@ -368,10 +377,19 @@ export async function run(): Promise<void> {
   const toolkit = Math.max(toolkitBefore, toolkitAfter);
   const verdict = (r: EngineResult): string => (r.problems.length ? 'INVALID' : r.rate / toolkit >= GOAL ? 'PASS' : 'FAIL');
   table(
-    ['', 'per second', 'p50 ms', 'p99 ms', 'of toolkit', 'goal', 'result'],
+    ['', 'per second', 'p50 ms', 'p99 ms', 'CPU ms (main/all)', 'of toolkit', 'goal', 'result'],
     [
-      ...results.map((r) => [`enroll, ${r.engine} (${fmt(r.checked)} checked)`, fmt(r.rate, 1), fmt(r.p50, 1), fmt(r.p99, 1), `${fmt((r.rate / toolkit) * 100, 1)}%`, `≥${fmt(GOAL * 100)}%`, verdict(r)]),
-      ['toolkit CertificateIssuer.issue, 1 thread (peer)', fmt(toolkit, 1), '', '', '100%', '', 'peer'],
+      ...results.map((r) => [
+        `enroll, ${r.engine} (${fmt(r.checked)} checked)`,
+        fmt(r.rate, 1),
+        fmt(r.p50, 1),
+        fmt(r.p99, 1),
+        r.cpu ? `${fmt(r.cpu.main, 2)} / ${fmt(r.cpu.all, 2)}` : 'n/a',
+        `${fmt((r.rate / toolkit) * 100, 1)}%`,
+        `≥${fmt(GOAL * 100)}%`,
+        verdict(r),
+      ]),
+      ['toolkit CertificateIssuer.issue, 1 thread (peer)', fmt(toolkit, 1), '', '', fmt(1000 / toolkit, 2), '100%', '', 'peer'],
     ],
   );
   for (const r of results) for (const p of r.problems) process.stdout.write(`  ${r.engine}: ${p}\n`);

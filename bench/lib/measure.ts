@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 /** Numbers as the tables print them: thousands separated, a fixed number of decimals. */
@@ -19,4 +20,23 @@ export async function cpuBusy(ms: number): Promise<number> {
   const after = sample();
   const total = after.total - before.total;
   return total > 0 ? 1 - (after.idle - before.idle) / total : 0;
+}
+
+/**
+ * CPU time (ms) a process has used so far: all its threads, and its main thread alone (the event loop, which
+ * a Node server saturates first). Linux /proc only; undefined elsewhere or once the process is gone. Steadier
+ * than a rate on a shared machine, where another tenant's load slows the clock but not the work.
+ */
+export function processCpuMs(pid: number): { all: number; main: number } | undefined {
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ, 100 on Linux).
+  const ticks = (path: string): number => {
+    const stat = readFileSync(path, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  try {
+    return { all: ticks(`/proc/${pid}/stat`) * 10, main: ticks(`/proc/${pid}/task/${pid}/stat`) * 10 };
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { isMysql } from '../db/dialect.js';
 import { newId } from '../db/ids.js';
 import { isUniqueViolation } from '../db/unique.js';
@@ -8,6 +9,13 @@ import { rowOfStored, storedOfRow, viewOf, type ProfileRow, type StoredProfile }
 import type { CertificateProfile } from './types.js';
 
 const TABLE = 'certificate_profiles';
+
+/**
+ * How long a node trusts a profile it read for the request workflows before reading it again (ms): the
+ * connectors' version check (core/pki/connectors/instances.ts) allows the same. A change made on this node
+ * applies at once; one made on another node within this much.
+ */
+export const PROFILE_TRUST_MS = 1000;
 export const profileNotFound = (name: string): ProblemError => new ProblemError('PRF-003', { detail: `No enabled certificate profile named "${name}"` });
 const exists = (name: string): ProblemError => new ProblemError('PRF-004', { detail: `A certificate profile named "${name}" already exists` });
 
@@ -16,6 +24,9 @@ const exists = (name: string): ProblemError => new ProblemError('PRF-004', { det
  * PROFILE-CREATED / -UPDATED / -DELETED event.
  */
 export class ProfileRepository {
+  /** Profiles read by `findTrusted` (not misses: a profile created elsewhere is seen at once). */
+  private readonly trusted = new LRUCache<string, StoredProfile>({ max: 1024, ttl: PROFILE_TRUST_MS, ttlAutopurge: false });
+
   constructor(
     private readonly knex: Knex,
     private readonly events: EventStore,
@@ -29,6 +40,19 @@ export class ProfileRepository {
   async find(tenant: string, name: string): Promise<StoredProfile | null> {
     const row = (await this.knex(TABLE).where({ tenant, name }).first()) as ProfileRow | undefined;
     return row ? storedOfRow(row) : null;
+  }
+
+  /**
+   * `find` for the request workflows, which read the profile on every request: a profile read within
+   * PROFILE_TRUST_MS answers without a read (every change through this repository forgets it first).
+   */
+  async findTrusted(tenant: string, name: string): Promise<StoredProfile | null> {
+    const key = `${tenant}\u0000${name}`;
+    const cached = this.trusted.get(key);
+    if (cached) return cached;
+    const found = await this.find(tenant, name);
+    if (found) this.trusted.set(key, found);
+    return found;
   }
 
   async get(tenant: string, name: string): Promise<StoredProfile> {
@@ -55,7 +79,7 @@ export class ProfileRepository {
 
   /** Replaces the profile of that name (its id, creation date and creator stay; version + 1). */
   async update(tenant: string, profile: CertificateProfile, principal: string | null): Promise<StoredProfile> {
-    return this.knex.transaction(async (trx) => {
+    return this.forgetting(tenant, profile.name, async (trx) => {
       const current = await this.locked(trx, tenant, profile.name);
       const stored: StoredProfile = {
         ...current,
@@ -71,11 +95,20 @@ export class ProfileRepository {
 
   /** Deletes a profile. Requests and certificates that name it keep the name. */
   async remove(tenant: string, name: string, principal: string | null): Promise<void> {
-    await this.knex.transaction(async (trx) => {
+    await this.forgetting(tenant, name, async (trx) => {
       const current = await this.locked(trx, tenant, name);
       await trx(TABLE).where({ id: current.id }).delete();
       await this.record(trx, current, 'PROFILE-DELETED', principal);
     });
+  }
+
+  /** A change of profile `name` in one transaction; this node's trusted copy is forgotten once it committed. */
+  private async forgetting<T>(tenant: string, name: string, change: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.knex.transaction(change);
+    } finally {
+      this.trusted.delete(`${tenant}\u0000${name}`);
+    }
   }
 
   private async locked(trx: Knex.Transaction, tenant: string, name: string): Promise<StoredProfile> {

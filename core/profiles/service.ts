@@ -16,8 +16,9 @@ export class Profiles implements ProfileService {
     this.repository = new ProfileRepository(knex, events, clock);
   }
 
+  /** The profile as the request workflows see it: read again after PROFILE_TRUST_MS (repository.ts). */
   async get(tenant: string, name: string): Promise<CertificateProfile | null> {
-    return (await this.repository.find(tenant, name))?.profile ?? null;
+    return (await this.repository.findTrusted(tenant, name))?.profile ?? null;
   }
 
   async require(tenant: string, name: string): Promise<CertificateProfile> {

@@ -157,19 +157,20 @@ export class RequestStore {
   }
 
   /**
-   * `get` for a caller that holds the request as it was at some version (`known`): the row is read, and when
-   * it is still at that version its labels and metadata are `known`'s (only insert and update write them,
-   * each with a new version), without reading them.
+   * `get` for a caller that holds the request as it was at some version (`known`): only the row's version is
+   * read, and while it is still that version the request is `known`'s (insert and update are the only writes,
+   * and every update takes a new version), without reading the row, its labels or its metadata.
    */
   async getKnowing(tenant: string, id: string, known: StoredRequest, opts: { trx?: Knex.Transaction } = {}): Promise<StoredRequest | null> {
     const key = id.toLowerCase();
     if (!isId(key)) return null;
-    if (known.request._id !== key) return this.read(opts.trx ?? this.knex, tenant, key);
     const db = opts.trx ?? this.knex;
-    const row = (await db('requests').where({ tenant, id: key }).first()) as Row | undefined;
+    if (known.request._id !== key) return this.read(db, tenant, key);
+    const row = (await db('requests').where({ tenant, id: key }).first('version')) as Pick<Row, 'version'> | undefined;
     if (!row) return null;
     if (Number(row.version) !== known.version) return this.read(db, tenant, key);
-    return { version: known.version, request: objectOf(row, [...known.request.labels], [...known.request.metadata]) };
+    const r = known.request;
+    return { version: known.version, request: { ...r, labels: [...r.labels], metadata: [...r.metadata] } };
   }
 
   /** Request objects of rows of `requests` read by a search (labels and metadata in one read each). */

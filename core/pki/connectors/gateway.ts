@@ -156,7 +156,7 @@ export class Gateway implements PkiGateway {
     let paused: boolean;
     try {
       ({ record } = await this.instances.resolve(tenant, connector));
-      paused = (await this.repository.findQueue(tenant, record.queue))?.paused ?? false;
+      paused = await this.repository.queuePaused(tenant, record.queue);
     } catch (err) {
       // No item can be written: the caller's writes are committed alone (IssueOptions.with).
       if (write) await this.services.knex.transaction(write);

@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { isMysql } from '../../db/dialect.js';
 import { newId } from '../../db/ids.js';
 import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
 import type { EventStore } from '../../events/store.js';
 import { maskConfiguration } from './configuration.js';
+import { VERSION_CHECK_MS } from './instances.js';
 import {
   connectorOfRow,
   DEFAULT_QUEUE,
@@ -67,6 +69,7 @@ export interface QueueFields extends QueueSettings {
 }
 
 const connectorNotFound = (name: string): ProblemError => new ProblemError('PKI-CONN-003', { message: `No PKI connector is named "${name}"` });
+const queueKey = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
 const queueNotFound = (name: string): ProblemError => new ProblemError('PKI-QUEUE-003', { message: `No PKI queue is named "${name}"` });
 
 /**
@@ -74,6 +77,9 @@ const queueNotFound = (name: string): ProblemError => new ProblemError('PKI-QUEU
  * event (PKI-CONNECTOR-… / PKI-QUEUE-…); events carry the masked view, never a secret.
  */
 export class ConnectorRepository {
+  /** queuePaused's answers, by tenant and queue name. */
+  private readonly pausedTrusted = new LRUCache<string, boolean>({ max: 1024, ttl: VERSION_CHECK_MS, ttlAutopurge: false });
+
   constructor(
     private readonly knex: Knex,
     private readonly events: EventStore,
@@ -218,6 +224,20 @@ export class ConnectorRepository {
     return row ? queueOfRow(row) : DEFAULT_QUEUE_SETTINGS;
   }
 
+  /**
+   * Whether queue `name` is paused, for the gateway's first attempt of each new item: an answer read within
+   * VERSION_CHECK_MS is trusted (as a connector instance is: instances.ts); a change through this repository
+   * forgets it. A missing queue reads as not paused (its items then retry on the defaults).
+   */
+  async queuePaused(tenant: string, name: string): Promise<boolean> {
+    const key = queueKey(tenant, name);
+    const cached = this.pausedTrusted.get(key);
+    if (cached !== undefined) return cached;
+    const paused = (await this.findQueue(tenant, name))?.paused ?? false;
+    this.pausedTrusted.set(key, paused);
+    return paused;
+  }
+
   /** Names of the paused queues of every tenant, as `tenant\0name`. */
   async pausedQueues(): Promise<Set<string>> {
     const rows = (await this.knex(QUEUES).where({ paused: true }).select('tenant', 'name')) as { tenant: string; name: string }[];
@@ -236,13 +256,15 @@ export class ConnectorRepository {
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProblemError('PKI-QUEUE-004', { message: `A PKI queue named "${fields.name}" already exists` });
       throw err;
+    } finally {
+      this.pausedTrusted.delete(queueKey(tenant, fields.name));
     }
     return record;
   }
 
   async updateQueue(tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
     if (fields.name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant);
-    return this.knex.transaction(async (trx) => {
+    return this.forgettingQueue(tenant, fields.name, async (trx) => {
       const read = trx(QUEUES).where({ tenant, name: fields.name }).first();
       const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
       if (!row) throw queueNotFound(fields.name);
@@ -257,7 +279,7 @@ export class ConnectorRepository {
   /** Deletes a queue no connector names and no item waits in; `default` cannot go. */
   async removeQueue(tenant: string, name: string, principal: string | null): Promise<void> {
     if (name === DEFAULT_QUEUE) throw new ProblemError('PKI-QUEUE-002', { message: 'The built-in queue "default" cannot be deleted' });
-    await this.knex.transaction(async (trx) => {
+    await this.forgettingQueue(tenant, name, async (trx) => {
       const read = trx(QUEUES).where({ tenant, name }).first();
       const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
       if (!row) throw queueNotFound(name);
@@ -267,6 +289,15 @@ export class ConnectorRepository {
       await trx(QUEUES).where({ id: row.id }).delete();
       await this.recordQueue(trx, queueOfRow(row), 'PKI-QUEUE-DELETED', principal);
     });
+  }
+
+  /** A change of queue `name` in one transaction; queuePaused's answer for it is forgotten once it committed. */
+  private async forgettingQueue<T>(tenant: string, name: string, change: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.knex.transaction(change);
+    } finally {
+      this.pausedTrusted.delete(queueKey(tenant, name));
+    }
   }
 
   /** Counts and dates of the items of each queue of a tenant. */

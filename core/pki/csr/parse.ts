@@ -11,7 +11,7 @@ import { anyValue } from '../x509/general-names.js';
 import { decodeFailure, kindOfLabel, wrongKind } from '../x509/kind.js';
 import { publicKeyThumbprint, readPublicKey } from '../x509/keys.js';
 import type { DecodedExtensions, SubjectAlternateName } from '../x509/model.js';
-import { readSignatureAlgorithm, verifySignature } from '../x509/signature.js';
+import { readSignatureAlgorithm, verifySignature, verifySignatureOffThread, type SignatureAlgorithm } from '../x509/signature.js';
 import { csrAttributes, readCsr } from './structure.js';
 
 export const CSR_ATTRIBUTES = {
@@ -46,7 +46,16 @@ export interface CsrInfo {
   attributes: CsrAttributes;
 }
 
-function decode(der: Uint8Array): CsrInfo {
+/** What the proof-of-possession check needs: the signature over the request info, by the key it carries. */
+interface PossessionCheck {
+  algorithm: SignatureAlgorithm;
+  spki: Uint8Array;
+  info: Uint8Array;
+  signature: Uint8Array;
+}
+
+/** The CSR decoded, all but its signature check (`signatureValid` false until `check` is run). */
+function decodeUnchecked(der: Uint8Array): { info: CsrInfo; check: PossessionCheck } {
   const s = readCsr(der);
   const subject = decodeName(der, s.subject);
   const key = readPublicKey(der, s.spki);
@@ -68,7 +77,7 @@ function decode(der: Uint8Array): CsrInfo {
       attributes.other.push({ oid, values: values.map((v) => anyValue(der, v)) });
     }
   }
-  return {
+  const info: CsrInfo = {
     pem: toPem(der, 'CERTIFICATE REQUEST'),
     dn: subject.dn,
     dnElements: subject.elements,
@@ -76,9 +85,16 @@ function decode(der: Uint8Array): CsrInfo {
     keyType: key.keyType,
     publicKeyThumbprint: publicKeyThumbprint(key.spki),
     signingAlgorithm: algorithm.name,
-    signatureValid: verifySignature(algorithm, key.spki, s.info, s.signature),
+    signatureValid: false,
     attributes,
   };
+  return { info, check: { algorithm, spki: key.spki, info: s.info, signature: s.signature } };
+}
+
+function decode(der: Uint8Array): CsrInfo {
+  const { info, check } = decodeUnchecked(der);
+  info.signatureValid = verifySignature(check.algorithm, check.spki, check.info, check.signature);
+  return info;
 }
 
 /** Decodes one DER CSR. Throws ProblemError PKI-001/002/004/005. */
@@ -90,12 +106,34 @@ export function parseCsr(der: Uint8Array): CsrInfo {
   }
 }
 
-/** Decodes a CSR sent as PEM (possibly percent-encoded), bare base64 or DER bytes. */
-export function parseCsrPem(input: string | Uint8Array): CsrInfo {
+/** The DER of a CSR sent as PEM (possibly percent-encoded), bare base64 or DER bytes. */
+function csrDerOf(input: string | Uint8Array): Uint8Array {
   const decoded = decodeInput(input);
   if (decoded.label !== undefined) {
     const kind = kindOfLabel(decoded.label);
     if (kind !== 'CSR' && kind !== 'unknown') throw wrongKind('CSR', kind);
   }
-  return parseCsr(decoded.der);
+  return decoded.der;
+}
+
+/** Decodes a CSR sent as PEM (possibly percent-encoded), bare base64 or DER bytes. */
+export function parseCsrPem(input: string | Uint8Array): CsrInfo {
+  return parseCsr(csrDerOf(input));
+}
+
+/**
+ * `parseCsrPem` for a server answering many requests: the signature check runs on the signature worker
+ * thread (x509/signature-thread.ts), not on the caller's.
+ */
+export async function parseCsrPemOffThread(input: string | Uint8Array): Promise<CsrInfo> {
+  const der = csrDerOf(input);
+  let decoded: ReturnType<typeof decodeUnchecked>;
+  try {
+    decoded = decodeUnchecked(der);
+  } catch (err) {
+    throw decodeFailure(err, der, 'CSR');
+  }
+  const { info, check } = decoded;
+  info.signatureValid = await verifySignatureOffThread(check.algorithm, check.spki, check.info, check.signature);
+  return info;
 }

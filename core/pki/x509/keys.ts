@@ -115,7 +115,7 @@ export const keyIdentifier = (info: PublicKeyInfo): Uint8Array => createHash('sh
 const b64u = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64url');
 
 /** The key as a JWK when node can import it that way (faster than DER), else undefined. */
-function asJwk(spki: Uint8Array): JsonWebKey | undefined {
+export function asJwk(spki: Uint8Array): JsonWebKey | undefined {
   const { algorithm, params, key } = spkiParts(spki, readTlv(spki, 0));
   if (algorithm === KEY_ALGORITHMS.rsa) {
     const [n, e] = children(key, readTlv(key, 0));

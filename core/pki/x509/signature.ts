@@ -2,11 +2,12 @@
  * Signature algorithms of certificates and CSRs: what an AlgorithmIdentifier names, and checking a
  * signature with node:crypto over a cached KeyObject (keys.ts).
  */
-import { constants, createHash, verify } from 'node:crypto';
+import { constants, createHash, verify, type JsonWebKey } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { children, DerError, expectTag, readOid, readSmallInt, TAG, type Tlv } from '../der/reader.js';
 import { SIGNATURE_ALGORITHMS } from '../oids.js';
-import { publicKeyObject } from './keys.js';
+import { asJwk, publicKeyObject } from './keys.js';
+import { checkOffThread } from './signature-thread.js';
 
 /** Digest of each signature algorithm node can check (null: the scheme hashes itself, EdDSA). */
 const DIGESTS: Record<string, string | null> = {
@@ -117,4 +118,31 @@ function checkSignature(alg: SignatureAlgorithm, digest: string | null, spki: Ui
     // A key node cannot use, a digest OpenSSL refuses, a malformed ECDSA signature: not valid.
     return false;
   }
+}
+
+/**
+ * `verifySignature` with the check on the signature worker thread (signature-thread.ts): for a key seen
+ * once, as a CSR's, where importing the key is most of the cost. Remembered like verifySignature's.
+ */
+export async function verifySignatureOffThread(alg: SignatureAlgorithm, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  const digest = alg.digest;
+  if (digest === undefined) return false;
+  const memo = data.length > MEMO_MAX_DATA ? undefined : verificationKey(alg, spki, data, signature);
+  if (memo !== undefined && verified.has(memo)) return true;
+  let jwk: JsonWebKey | undefined;
+  try {
+    jwk = asJwk(spki);
+  } catch {
+    return false;
+  }
+  // Copies: a view would send its whole underlying buffer to the worker.
+  const ok = await checkOffThread({
+    digest,
+    key: jwk ? { jwk } : { spki: spki.slice() },
+    data: data.slice(),
+    signature: signature.slice(),
+    ...(alg.saltLength !== undefined ? { saltLength: alg.saltLength } : {}),
+  });
+  if (ok && memo !== undefined) verified.set(memo, true);
+  return ok;
 }

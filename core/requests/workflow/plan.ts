@@ -3,7 +3,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ProblemError } from '../../errors/index.js';
 import type { CertificateObject, KeyValue } from '../../inventory/types.js';
 import { pemBlocks } from '../../pki/input.js';
-import { parseCsrPem, type CsrInfo } from '../../pki/csr/parse.js';
+import { parseCsrPemOffThread, type CsrInfo } from '../../pki/csr/parse.js';
 import { dnElementsOf } from '../../profiles/template.js';
 import type { ResolvedTemplate, Workflow } from '../../profiles/types.js';
 import type { RequestObject } from '../types.js';
@@ -99,10 +99,11 @@ export function single(template: Record<string, unknown>, name: string): string 
 /** The key of an issuance a caller waits for (RequestWorkflows.written). */
 export const waitKey = (tenant: string, requestId: string): string => `${tenant}\u0000${requestId}`;
 
-export function parseCsr(pem: string, workflow: Workflow): CsrInfo {
+/** The submitted CSR, decoded and checked (its signature on the worker thread); WEBRA-ENROLL-006 otherwise. */
+export async function parseCsr(pem: string, workflow: Workflow): Promise<CsrInfo> {
   let csr: CsrInfo;
   try {
-    csr = parseCsrPem(pem);
+    csr = await parseCsrPemOffThread(pem);
   } catch (err) {
     throw new ProblemError('WEBRA-ENROLL-006', { detail: (err as Error).message });
   }

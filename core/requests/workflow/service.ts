@@ -234,7 +234,7 @@ export class RequestWorkflows {
         }
         const challenge = workflow === 'enroll' && profile.authorizationMode === 'challenge';
         let csr: CsrInfo | undefined;
-        if (typeof template.csr === 'string') csr = parseCsr(template.csr, workflow);
+        if (typeof template.csr === 'string') csr = await parseCsr(template.csr, workflow);
         if (challenge && !csr) {
           // The CSR comes with the challenge: only the template is checked now, when it says something.
           return { plan: { ...plan, mode: 'decentralized' }, holderId: undefined };
@@ -540,7 +540,7 @@ export class RequestWorkflows {
     const stored = await this.store.get(tenant, row.request_id);
     if (!stored || stored.request.status !== 'approved') throw new ProblemError('CHAL-007');
     const profile = await this.deps.profiles.require(tenant, stored.request.profile!);
-    const csr = parseCsr(body.csr, 'enroll');
+    const csr = await parseCsr(body.csr, 'enroll');
     // Checked before the challenge is spent: a bad CSR leaves it usable.
     const resolved = this.deps.profiles.resolve(profile, 'enroll', { ...stored.request.template, csr: csr.pem }, { subject: csr.dn, sans: csr.sans, keyType: csr.keyType, dnElements: csr.dnElements });
     if (resolved.mode !== 'decentralized') throw new ProblemError('CHAL-002', { message: 'A challenge enrollment is decentralized: the CSR carries the key' });

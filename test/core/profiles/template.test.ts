@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { CertificateProfile, CsrFacts } from '../../../core/profiles/types.js';
 import { normalizeProfile } from '../../../core/profiles/validate.js';
+import { PROFILE_TRUST_MS } from '../../../core/profiles/repository.js';
 import { bootProfiles, fakeConnector } from './fixture.js';
 
 /** A profile as the API stores it (normalizeProfile fills the defaults the same way POST does). */
@@ -254,4 +255,25 @@ t.test('require / get / list, and ensureDefault twice and concurrently', async (
   await kernel.db.knex('certificate_profiles').where({ name: 'raced' }).update({ enabled: false });
   await t.rejects(profiles.require('default', 'raced'), { code: 'PRF-003', message: 'Profile does not exist or is disabled' }, 'a disabled profile is refused');
   t.equal((await profiles.get('default', 'raced'))?.enabled, false, 'get still answers it');
+});
+
+t.test('the request workflows see a profile change made here at once, one made by another node within PROFILE_TRUST_MS', async (t) => {
+  const { kernel, profiles } = await bootProfiles(t);
+  await fakeConnector(kernel, 'local');
+  await profiles.ensureDefault('default', 'trusted', 'local');
+  t.equal((await profiles.require('default', 'trusted')).enabled, true);
+  const current = (await profiles.repository.get('default', 'trusted')).profile;
+  await profiles.repository.update('default', { ...current, enabled: false }, null);
+  await t.rejects(profiles.require('default', 'trusted'), { code: 'PRF-003' }, 'disabled through this node: refused at once');
+  await profiles.repository.update('default', { ...current, enabled: true }, null);
+  t.equal((await profiles.require('default', 'trusted')).enabled, true, 'enabled again through this node: accepted at once');
+  await profiles.repository.remove('default', 'trusted', null);
+  t.equal(await profiles.get('default', 'trusted'), null, 'deleted through this node: gone at once');
+
+  // Another node's change (a write this node's repository did not make): read again once the copy is older.
+  await profiles.ensureDefault('default', 'elsewhere', 'local');
+  t.equal((await profiles.require('default', 'elsewhere')).enabled, true);
+  await kernel.db.knex('certificate_profiles').where({ tenant: 'default', name: 'elsewhere' }).update({ enabled: false });
+  await new Promise((r) => setTimeout(r, PROFILE_TRUST_MS + 100));
+  await t.rejects(profiles.require('default', 'elsewhere'), { code: 'PRF-003' }, 'disabled elsewhere: refused after PROFILE_TRUST_MS');
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { ADMIN_HEADERS } from '../../../helpers/kernel.js';
 import { until } from '../../../helpers/until.js';
+import { VERSION_CHECK_MS } from '../../../../core/pki/connectors/instances.js';
 import { csrFor, fakeCa } from '../../../fixtures/pki-connectors/fake-ca.js';
 import { bootFake, createConnector, createQueue, fakeSlot, moduleOf, recordCompletions, requestId, script, uniqueKey } from './helpers.js';
 
@@ -130,6 +131,25 @@ t.test('a paused queue holds its items until it is resumed', async (t) => {
   await kernel.app.inject({ method: 'PUT', url: '/api/v1/pki/queues/', headers: ADMIN_HEADERS, payload: { name: 'held', paused: false } });
   await until('issued once resumed', async () => (await completions()).length === 1, 10_000);
   t.equal(fakeSlot(key).calls.filter((c) => c.op === 'issue').length, 1);
+});
+
+t.test('pausing and resuming a queue applies to the next item at once here, within a second from another node', async (t) => {
+  const kernel = await bootFake(t, false);
+  await createQueue(kernel, { name: 'toggled' });
+  const key = uniqueKey('toggled');
+  await createConnector(kernel, { name: 'toggled-ca', type: 'fake-ca', queue: 'toggled', configuration: { key } });
+  const { gateway } = moduleOf(kernel);
+  const issue = async (): Promise<string> => (await gateway.issue('default', 'toggled-ca', { requestId: requestId(), csrPem: csr, profile: 'p' })).status;
+  t.equal(await issue(), 'issued', 'running queue: issued at once');
+  const put = await kernel.app.inject({ method: 'PUT', url: '/api/v1/pki/queues/', headers: ADMIN_HEADERS, payload: { name: 'toggled', paused: true } });
+  t.equal(put.statusCode, 200);
+  t.equal(await issue(), 'queued', 'paused through this node: the very next item waits');
+  await kernel.app.inject({ method: 'PUT', url: '/api/v1/pki/queues/', headers: ADMIN_HEADERS, payload: { name: 'toggled', paused: false } });
+  t.equal(await issue(), 'issued', 'resumed through this node: the next item is issued at once');
+  // Another node pausing it: this node's answer is trusted for VERSION_CHECK_MS, then read again.
+  await kernel.db.knex('pki_queues').where({ tenant: 'default', name: 'toggled' }).update({ paused: true });
+  await new Promise((r) => setTimeout(r, VERSION_CHECK_MS + 100));
+  t.equal(await issue(), 'queued', 'paused elsewhere: seen once the trusted answer is older than VERSION_CHECK_MS');
 });
 
 t.test('revoke: final at once, or queued and retried by the job', async (t) => {
