@@ -63,6 +63,12 @@ export interface ScopedKeyValueStore {
   delete(key: string): Promise<void>;
   /** Stores `value` unless the key exists; answers the value stored (the first writer's, across nodes). */
   setIfAbsent<T>(key: string, value: T): Promise<T>;
+  /**
+   * Adds `by` (default 1, a safe integer) to the integer stored under `key` (absent: 0), stores the sum and
+   * answers it, atomically across nodes: concurrent callers never get the same number (counters such as CRL
+   * numbers). A TypeError when the stored value is not an integer; nothing is changed then. Since SDK 1.4.
+   */
+  increment(key: string, by?: number): Promise<number>;
 }
 
 /** Encryption at rest under the platform's master key (AES-256-GCM). */

@@ -193,7 +193,7 @@ export class LocalCaConnector implements PkiConnector {
   /**
    * The current CRL (DER). A new one, with the next CRL number, when the revoked list changed or the last
    * one is past half its validity; calls are serialised so numbers only grow on this node, and the counter
-   * in kv keeps them growing across nodes and restarts.
+   * in kv (kv.increment, atomic) keeps them growing across restarts and never hands two nodes one number.
    */
   crl(source: RevocationSource): Promise<Uint8Array> {
     const next = this.crlQueue.then(() => this.signCrl(source));
@@ -211,8 +211,7 @@ export class LocalCaConnector implements PkiConnector {
     const cached = this.crlCache;
     if (cached && cached.fingerprint === fingerprint && now - cached.thisUpdate < validityMs / 2 && now >= cached.thisUpdate) return cached.der;
     const counterKey = `crl-number:${this.name}`;
-    const crlNumber = ((await this.ctx.kv.get<number>(counterKey)) ?? 0) + 1;
-    await this.ctx.kv.set(counterKey, crlNumber);
+    const crlNumber = await this.ctx.kv.increment(counterKey);
     const der = ca.signer.crl({ entries, thisUpdate: now, nextUpdate: now + validityMs, crlNumber });
     this.crlCache = { fingerprint, thisUpdate: now, der };
     return der;

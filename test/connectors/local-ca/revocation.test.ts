@@ -82,6 +82,13 @@ t.test('CRL and OCSP through the connector, checked by openssl', async (t) => {
     // Another connector object of the instance (another node) continues the numbering.
     const again = await (await make('ca-revocation', { crlValidityHours: 12 })).crl!(source);
     t.ok(BigInt(decodeCrl(again).crlNumber!) > BigInt(second.crlNumber!));
+
+    // Two nodes signing new CRLs at the same moment never share a number (the counter is kv.increment).
+    const nodes = [ca, await make('ca-revocation', { crlValidityHours: 12 })];
+    const lists = Array.from({ length: 8 }, (_, i) => inventory(issued, new Map([[(0xa0 + i).toString(16), { revokedAt }]])));
+    const numbers = (await Promise.all(lists.map((list, i) => nodes[i % 2]!.crl!(list)))).map((der) => BigInt(decodeCrl(der).crlNumber!));
+    t.equal(new Set(numbers).size, numbers.length, `${numbers.length} CRLs signed at once on two nodes, as many numbers: ${numbers.join(', ')}`);
+    t.ok(numbers.every((n) => n > BigInt(decodeCrl(again).crlNumber!)), 'all after the earlier ones');
   });
 
   await t.test('OCSP: openssl asks, the connector answers good / revoked, openssl verifies', async (t) => {
