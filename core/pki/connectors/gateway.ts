@@ -234,8 +234,9 @@ export class Gateway implements PkiGateway {
     if (!handlers) this.logger.warn({ request: item.requestId }, 'no PKI completion handlers are registered: the outcome is only answered to the caller');
     // Completions of concurrent attempts share commits (GroupCommit; the handlers write through trx only).
     await this.services.groupCommit.run(async (trx: Knex.Transaction) => {
-      // Giving up records the attempts of the item as locked; a final answer needs only that it is live.
-      const current = gaveUp !== undefined ? await this.items.lockForCompletion(trx, item) : (await this.items.lockLive(trx, item)) ? item : null;
+      // Giving up records the attempts of the item as locked; a final answer only needs it live, and removing
+      // it (the claim, one statement) proves that.
+      const current = gaveUp !== undefined ? await this.items.lockForCompletion(trx, item) : (await this.items.removeLive(trx, item)) ? item : null;
       if (!current || current.state === 'failed') return;
       if (handlers) {
         if (item.operation === 'revoke') await handlers.revoked(trx, item.tenant, item.requestId, final as FinalRevoke);
@@ -256,7 +257,7 @@ export class Gateway implements PkiGateway {
           },
           { trx },
         );
-      } else await this.items.remove(trx, item.id);
+      }
     });
     if (final.status === 'revoked') this.onRevoked(item.tenant, item.connector);
   }

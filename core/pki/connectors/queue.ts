@@ -164,18 +164,13 @@ export class QueueItems {
   }
 
   /**
-   * lockForCompletion for a completion that needs only to know the item is still there and not failed:
-   * SQLite takes the write lock with the conditional touch itself (one statement, no read after it);
-   * MySQL locks the row (FOR UPDATE) and reads its state.
+   * Inside the completion transaction of a final answer: removes the item if it is still there and not
+   * failed, and answers whether it did. The removal is the claim: its row lock (MySQL; SQLite's transaction
+   * holds the write lock) makes a second completion of the request wait, then find nothing to remove, so
+   * only one applies; a rollback puts the item back.
    */
-  async lockLive(trx: Knex.Transaction, item: QueueItem): Promise<boolean> {
-    if (!isMysql(trx)) return (await trx(ITEMS).where({ id: item.id }).whereNot({ state: 'failed' }).update({ updated_at: this.clock() })) === 1;
-    const row = (await trx(ITEMS).where({ id: item.id }).first('state').forUpdate()) as { state: string } | undefined;
-    return row !== undefined && row.state !== 'failed';
-  }
-
-  async remove(trx: Knex.Transaction, id: string): Promise<void> {
-    await trx(ITEMS).where({ id }).delete();
+  async removeLive(trx: Knex.Transaction, item: QueueItem): Promise<boolean> {
+    return (await trx(ITEMS).where({ id: item.id }).whereNot({ state: 'failed' }).delete()) === 1;
   }
 
   async markFailed(trx: Knex.Transaction, id: string, lastError: string): Promise<void> {
