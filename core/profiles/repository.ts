@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
 import { isMysql } from '../db/dialect.js';
 import { newId } from '../db/ids.js';
+import { tenantKey, TrustedReads } from '../db/trusted-reads.js';
 import { isUniqueViolation } from '../db/unique.js';
 import { ProblemError } from '../errors/index.js';
 import type { EventStore } from '../events/store.js';
@@ -24,8 +24,8 @@ const exists = (name: string): ProblemError => new ProblemError('PRF-004', { det
  * PROFILE-CREATED / -UPDATED / -DELETED event.
  */
 export class ProfileRepository {
-  /** Profiles read by `findTrusted` (not misses: a profile created elsewhere is seen at once). */
-  private readonly trusted = new LRUCache<string, StoredProfile>({ max: 1024, ttl: PROFILE_TRUST_MS, ttlAutopurge: false });
+  /** Profiles read by `findTrusted`. */
+  private readonly trusted = new TrustedReads<StoredProfile>(PROFILE_TRUST_MS);
 
   constructor(
     private readonly knex: Knex,
@@ -46,13 +46,8 @@ export class ProfileRepository {
    * `find` for the request workflows, which read the profile on every request: a profile read within
    * PROFILE_TRUST_MS answers without a read (every change through this repository forgets it first).
    */
-  async findTrusted(tenant: string, name: string): Promise<StoredProfile | null> {
-    const key = `${tenant}\u0000${name}`;
-    const cached = this.trusted.get(key);
-    if (cached) return cached;
-    const found = await this.find(tenant, name);
-    if (found) this.trusted.set(key, found);
-    return found;
+  findTrusted(tenant: string, name: string): Promise<StoredProfile | null> {
+    return this.trusted.read(tenantKey(tenant, name), () => this.find(tenant, name));
   }
 
   async get(tenant: string, name: string): Promise<StoredProfile> {
@@ -79,7 +74,7 @@ export class ProfileRepository {
 
   /** Replaces the profile of that name (its id, creation date and creator stay; version + 1). */
   async update(tenant: string, profile: CertificateProfile, principal: string | null): Promise<StoredProfile> {
-    return this.forgetting(tenant, profile.name, async (trx) => {
+    return this.trusted.changing(tenantKey(tenant, profile.name), () => this.knex.transaction(async (trx) => {
       const current = await this.locked(trx, tenant, profile.name);
       const stored: StoredProfile = {
         ...current,
@@ -90,25 +85,16 @@ export class ProfileRepository {
       await trx(TABLE).where({ id: current.id }).update(rowOfStored(stored));
       await this.record(trx, stored, 'PROFILE-UPDATED', principal);
       return stored;
-    });
+    }));
   }
 
   /** Deletes a profile. Requests and certificates that name it keep the name. */
   async remove(tenant: string, name: string, principal: string | null): Promise<void> {
-    await this.forgetting(tenant, name, async (trx) => {
+    await this.trusted.changing(tenantKey(tenant, name), () => this.knex.transaction(async (trx) => {
       const current = await this.locked(trx, tenant, name);
       await trx(TABLE).where({ id: current.id }).delete();
       await this.record(trx, current, 'PROFILE-DELETED', principal);
-    });
-  }
-
-  /** A change of profile `name` in one transaction; this node's trusted copy is forgotten once it committed. */
-  private async forgetting<T>(tenant: string, name: string, change: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    try {
-      return await this.knex.transaction(change);
-    } finally {
-      this.trusted.delete(`${tenant}\u0000${name}`);
-    }
+    }));
   }
 
   private async locked(trx: Knex.Transaction, tenant: string, name: string): Promise<StoredProfile> {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
 import { isMysql } from '../../db/dialect.js';
 import { newId } from '../../db/ids.js';
+import { tenantKey, TrustedReads } from '../../db/trusted-reads.js';
 import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
 import type { EventStore } from '../../events/store.js';
@@ -69,7 +69,6 @@ export interface QueueFields extends QueueSettings {
 }
 
 const connectorNotFound = (name: string): ProblemError => new ProblemError('PKI-CONN-003', { message: `No PKI connector is named "${name}"` });
-const queueKey = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
 const queueNotFound = (name: string): ProblemError => new ProblemError('PKI-QUEUE-003', { message: `No PKI queue is named "${name}"` });
 
 /**
@@ -78,7 +77,7 @@ const queueNotFound = (name: string): ProblemError => new ProblemError('PKI-QUEU
  */
 export class ConnectorRepository {
   /** queuePaused's answers, by tenant and queue name. */
-  private readonly pausedTrusted = new LRUCache<string, boolean>({ max: 1024, ttl: VERSION_CHECK_MS, ttlAutopurge: false });
+  private readonly pausedTrusted = new TrustedReads<boolean>(VERSION_CHECK_MS);
 
   constructor(
     private readonly knex: Knex,
@@ -230,12 +229,7 @@ export class ConnectorRepository {
    * forgets it. A missing queue reads as not paused (its items then retry on the defaults).
    */
   async queuePaused(tenant: string, name: string): Promise<boolean> {
-    const key = queueKey(tenant, name);
-    const cached = this.pausedTrusted.get(key);
-    if (cached !== undefined) return cached;
-    const paused = (await this.findQueue(tenant, name))?.paused ?? false;
-    this.pausedTrusted.set(key, paused);
-    return paused;
+    return (await this.pausedTrusted.read(tenantKey(tenant, name), async () => (await this.findQueue(tenant, name))?.paused ?? false)) ?? false;
   }
 
   /** Names of the paused queues of every tenant, as `tenant\0name`. */
@@ -249,22 +243,23 @@ export class ConnectorRepository {
     const now = this.clock();
     const record: QueueRecord = { id: newId(now), tenant, ...fields, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
     try {
-      await this.knex.transaction(async (trx) => {
-        await trx(QUEUES).insert(rowOfQueue(record));
-        await this.recordQueue(trx, record, 'PKI-QUEUE-CREATED', principal);
-      });
+      // A missing queue was trusted as not paused: created paused, it is paused here at once.
+      await this.pausedTrusted.changing(tenantKey(tenant, fields.name), () =>
+        this.knex.transaction(async (trx) => {
+          await trx(QUEUES).insert(rowOfQueue(record));
+          await this.recordQueue(trx, record, 'PKI-QUEUE-CREATED', principal);
+        }),
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProblemError('PKI-QUEUE-004', { message: `A PKI queue named "${fields.name}" already exists` });
       throw err;
-    } finally {
-      this.pausedTrusted.delete(queueKey(tenant, fields.name));
     }
     return record;
   }
 
   async updateQueue(tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
     if (fields.name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant);
-    return this.forgettingQueue(tenant, fields.name, async (trx) => {
+    return this.pausedTrusted.changing(tenantKey(tenant, fields.name), () => this.knex.transaction(async (trx) => {
       const read = trx(QUEUES).where({ tenant, name: fields.name }).first();
       const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
       if (!row) throw queueNotFound(fields.name);
@@ -273,13 +268,13 @@ export class ConnectorRepository {
       await trx(QUEUES).where({ id: current.id }).update(rowOfQueue(record));
       await this.recordQueue(trx, record, 'PKI-QUEUE-UPDATED', principal);
       return record;
-    });
+    }));
   }
 
   /** Deletes a queue no connector names and no item waits in; `default` cannot go. */
   async removeQueue(tenant: string, name: string, principal: string | null): Promise<void> {
     if (name === DEFAULT_QUEUE) throw new ProblemError('PKI-QUEUE-002', { message: 'The built-in queue "default" cannot be deleted' });
-    await this.forgettingQueue(tenant, name, async (trx) => {
+    await this.pausedTrusted.changing(tenantKey(tenant, name), () => this.knex.transaction(async (trx) => {
       const read = trx(QUEUES).where({ tenant, name }).first();
       const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
       if (!row) throw queueNotFound(name);
@@ -288,16 +283,7 @@ export class ConnectorRepository {
       if (await trx(ITEMS).where({ tenant, queue: name }).first('id')) throw new ProblemError('PKI-QUEUE-005', { detail: 'items are still queued in it' });
       await trx(QUEUES).where({ id: row.id }).delete();
       await this.recordQueue(trx, queueOfRow(row), 'PKI-QUEUE-DELETED', principal);
-    });
-  }
-
-  /** A change of queue `name` in one transaction; queuePaused's answer for it is forgotten once it committed. */
-  private async forgettingQueue<T>(tenant: string, name: string, change: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    try {
-      return await this.knex.transaction(change);
-    } finally {
-      this.pausedTrusted.delete(queueKey(tenant, name));
-    }
+    }));
   }
 
   /** Counts and dates of the items of each queue of a tenant. */

@@ -8,7 +8,7 @@
  * started or dies, the checks in flight and the later ones run on the calling thread instead, so an answer
  * never depends on the worker being there.
  */
-import { constants, createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
 export interface SignatureCheck {
@@ -21,19 +21,8 @@ export interface SignatureCheck {
   saltLength?: number;
 }
 
-/** The check itself, on whichever thread runs it: false for any key or signature node cannot use. */
-export function runSignatureCheck(c: SignatureCheck): boolean {
-  try {
-    const key = 'jwk' in c.key ? createPublicKey({ key: c.key.jwk, format: 'jwk' }) : createPublicKey({ key: Buffer.from(c.key.spki), format: 'der', type: 'spki' });
-    if (c.saltLength !== undefined) return verify(c.digest, c.data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: c.saltLength }, c.signature);
-    return verify(c.digest, c.data, key, c.signature);
-  } catch {
-    return false;
-  }
-}
-
 // The worker's source: plain JS (the kernel's TypeScript loader is not registered in worker threads on
-// Node 20), the same steps as runSignatureCheck.
+// Node 20): the key imported from its JWK or DER, then verified; false for anything node cannot use.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { constants, createPublicKey, verify } = require('node:crypto');
@@ -50,7 +39,8 @@ parentPort.on('message', ({ id, check: c }) => {
 `;
 
 interface Pending {
-  check: SignatureCheck;
+  /** The same check on this thread, for when the worker is gone. */
+  here: () => boolean;
   resolve: (ok: boolean) => void;
 }
 
@@ -60,12 +50,12 @@ class SignatureThread {
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
 
-  check(check: SignatureCheck): Promise<boolean> {
+  check(check: SignatureCheck, here: () => boolean): Promise<boolean> {
     const worker = this.started();
-    if (!worker) return Promise.resolve(runSignatureCheck(check));
+    if (!worker) return Promise.resolve(here());
     return new Promise<boolean>((resolve) => {
       const id = this.nextId++;
-      this.pending.set(id, { check, resolve });
+      this.pending.set(id, { here, resolve });
       if (this.pending.size === 1) worker.ref();
       worker.postMessage({ id, check });
     });
@@ -110,14 +100,14 @@ class SignatureThread {
   private settleHere(): void {
     const left = [...this.pending.values()];
     this.pending.clear();
-    for (const p of left) p.resolve(runSignatureCheck(p.check));
+    for (const p of left) p.resolve(p.here());
   }
 }
 
 const thread = new SignatureThread();
 
-/** `runSignatureCheck` on the signature worker thread (on this one when the worker is unavailable). */
-export const checkOffThread = (check: SignatureCheck): Promise<boolean> => thread.check(check);
+/** `check` on the signature worker thread; `here()` answers instead when the worker is unavailable. */
+export const checkOffThread = (check: SignatureCheck, here: () => boolean): Promise<boolean> => thread.check(check, here);
 
 /** Stops the signature worker; a later check starts it again. */
 export const stopSignatureThread = (): Promise<void> => thread.stop();

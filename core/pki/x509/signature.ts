@@ -83,10 +83,19 @@ export function readSignatureAlgorithm(buf: Uint8Array, alg: Tlv): SignatureAlgo
 const verified = new LRUCache<string, true>({ max: 4096 });
 const MEMO_MAX_DATA = 16 * 1024;
 
-function verificationKey(alg: SignatureAlgorithm, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): string {
+/** The memo key of a check, or undefined for large signed data (CRLs): hashing it again would cost what the check costs. */
+function verificationKey(alg: SignatureAlgorithm, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): string | undefined {
+  if (data.length > MEMO_MAX_DATA) return undefined;
   const h = createHash('sha256').update(`${alg.oid}\u0000${alg.digest ?? ''}\u0000${alg.saltLength ?? ''}\u0000`);
   for (const part of [spki, data, signature]) h.update(`${part.length}:`).update(part);
   return h.digest('base64');
+}
+
+const rememberedValid = (memo: string | undefined): boolean => memo !== undefined && verified.has(memo);
+
+function remember(memo: string | undefined, ok: boolean): boolean {
+  if (ok && memo !== undefined) verified.set(memo, true);
+  return ok;
 }
 
 /** Forgets every remembered verification (a benchmark measuring the check itself, over repeated inputs). */
@@ -98,13 +107,8 @@ export function forgetVerifiedSignatures(): void {
 export function verifySignature(alg: SignatureAlgorithm, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
   const digest = alg.digest;
   if (digest === undefined) return false;
-  // Large signed data (CRLs) is not remembered: hashing it again would cost what the check costs.
-  if (data.length > MEMO_MAX_DATA) return checkSignature(alg, digest, spki, data, signature);
   const memo = verificationKey(alg, spki, data, signature);
-  if (verified.has(memo)) return true;
-  const ok = checkSignature(alg, digest, spki, data, signature);
-  if (ok) verified.set(memo, true);
-  return ok;
+  return rememberedValid(memo) || remember(memo, checkSignature(alg, digest, spki, data, signature));
 }
 
 function checkSignature(alg: SignatureAlgorithm, digest: string | null, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
@@ -122,13 +126,14 @@ function checkSignature(alg: SignatureAlgorithm, digest: string | null, spki: Ui
 
 /**
  * `verifySignature` with the check on the signature worker thread (signature-thread.ts): for a key seen
- * once, as a CSR's, where importing the key is most of the cost. Remembered like verifySignature's.
+ * once, as a CSR's, where importing the key is most of the cost. Remembered like verifySignature's; checked
+ * here (checkSignature) when the worker is unavailable.
  */
 export async function verifySignatureOffThread(alg: SignatureAlgorithm, spki: Uint8Array, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
   const digest = alg.digest;
   if (digest === undefined) return false;
-  const memo = data.length > MEMO_MAX_DATA ? undefined : verificationKey(alg, spki, data, signature);
-  if (memo !== undefined && verified.has(memo)) return true;
+  const memo = verificationKey(alg, spki, data, signature);
+  if (rememberedValid(memo)) return true;
   let jwk: JsonWebKey | undefined;
   try {
     jwk = asJwk(spki);
@@ -136,13 +141,12 @@ export async function verifySignatureOffThread(alg: SignatureAlgorithm, spki: Ui
     return false;
   }
   // Copies: a view would send its whole underlying buffer to the worker.
-  const ok = await checkOffThread({
+  const check = {
     digest,
     key: jwk ? { jwk } : { spki: spki.slice() },
     data: data.slice(),
     signature: signature.slice(),
     ...(alg.saltLength !== undefined ? { saltLength: alg.saltLength } : {}),
-  });
-  if (ok && memo !== undefined) verified.set(memo, true);
-  return ok;
+  };
+  return remember(memo, await checkOffThread(check, () => checkSignature(alg, digest, spki, data, signature)));
 }
