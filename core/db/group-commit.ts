@@ -3,6 +3,25 @@ import type { Knex } from 'knex';
 /** Most works one group carries (bounds the transaction, its locks, and the wait of the last one in). */
 const MAX_GROUP = 64;
 
+type Finish = (trx: Knex.Transaction) => Promise<void>;
+
+/** The finishing writes of each open group transaction (several works), by who registered them. */
+const finishers = new WeakMap<Knex.Transaction, Map<object, Finish>>();
+
+/**
+ * In a group commit's transaction of several works, `finish` runs once (per `key`) after the last work
+ * and before the commit: writes the works share are made once per group instead of once per work (the
+ * event chain: one multi-row INSERT and one head update for the group's events). Answers false, and
+ * registers nothing, in any other transaction (a work alone, a transaction of the caller's own): the
+ * caller then writes at once. A failing `finish` fails the group, whose works then run again alone.
+ */
+export function finishBeforeCommit(trx: Knex.Transaction, key: object, finish: Finish): boolean {
+  const registered = finishers.get(trx);
+  if (!registered) return false;
+  if (!registered.has(key)) registered.set(key, finish);
+  return true;
+}
+
 interface Waiting {
   work: (trx: Knex.Transaction) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -54,8 +73,12 @@ export class GroupCommit {
         let values: unknown[];
         try {
           values = await this.knex.transaction(async (trx) => {
+            const finishing = new Map<object, Finish>();
+            finishers.set(trx, finishing);
             const out: unknown[] = [];
             for (const w of group) out.push(await w.work(trx));
+            for (const finish of finishing.values()) await finish(trx);
+            finishers.delete(trx);
             return out;
           });
         } catch {

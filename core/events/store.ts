@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { DatabaseEngine } from '../db/connection.js';
 import { newId } from '../db/ids.js';
+import { finishBeforeCommit } from '../db/group-commit.js';
+import { insertRows, updateWhere } from '../db/statements.js';
 import { ChainWalker, eventHash, type ChainedFields, type HashedEvent } from './chain.js';
 
 export type EventStatus = 'success' | 'failure' | 'warning';
@@ -97,6 +99,8 @@ export class EventStore {
 
   /** The head each open transaction wrote last (it holds the head until it ends). */
   private readonly heads = new WeakMap<object, { seq: number; hash: string }>();
+  /** Rows of a group commit's transaction not inserted yet: written, with the head, just before its commit. */
+  private readonly unwritten = new WeakMap<object, EventRow[]>();
 
   /** Appends waiting for the batch in flight to commit; they go together in the next one. */
   private pending: { input: NewEventInput; resolve: (e: StoredEvent) => void; reject: (err: unknown) => void }[] = [];
@@ -183,7 +187,11 @@ export class EventStore {
     // that has written holds the lock already.
     // A transaction that wrote the head already holds it (lock and value): no second read (a group commit
     // carries the events of many works). A savepoint that appends makes its ancestors read again.
-    for (let up = (trx as Nested).parentTransaction; up; up = up.parentTransaction) this.heads.delete(up);
+    for (let up = (trx as Nested).parentTransaction; up; up = up.parentTransaction) {
+      // The head an ancestor holds back is not in the table yet: a savepoint would read an older one.
+      if (this.unwritten.has(up)) throw new Error('events: an append in a savepoint of a group commit transaction that holds unwritten events');
+      this.heads.delete(up);
+    }
     let head: { seq: number | string; hash: string } | undefined = this.heads.get(trx);
     if (!head) {
       if (this.engine === 'sqlite' && !written) await trx('event_chain').where({ id: 1 }).update({ seq: trx.raw('??', ['seq']) });
@@ -214,10 +222,29 @@ export class EventStore {
       stored.push({ ...fields, hash: prevHash });
     }
     const rows = stored.map(rowOfEvent);
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('events').insert(rows.slice(i, i + INSERT_CHUNK));
-    await trx('event_chain').where({ id: 1 }).update({ seq, hash: prevHash });
     this.heads.set(trx, { seq, hash: prevHash });
+    // In a transaction of several works (GroupCommit), the events of all of them are written once, last.
+    if (finishBeforeCommit(trx, this, (t) => this.writeUnwritten(t))) {
+      const waiting = this.unwritten.get(trx);
+      if (waiting) waiting.push(...rows);
+      else this.unwritten.set(trx, rows);
+      return stored;
+    }
+    await this.writeRows(trx, rows);
     return stored;
+  }
+
+  private async writeUnwritten(trx: Knex.Transaction): Promise<void> {
+    const rows = this.unwritten.get(trx);
+    this.unwritten.delete(trx);
+    if (rows) await this.writeRows(trx, rows);
+  }
+
+  /** The rows, and the head they end at. */
+  private async writeRows(trx: Knex.Transaction, rows: readonly EventRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await insertRows(trx, 'events', rows.slice(i, i + INSERT_CHUNK));
+    const last = rows[rows.length - 1]!;
+    await updateWhere(trx, 'event_chain', { id: 1 }, { seq: last.seq, hash: last.hash });
   }
 
   async get(tenant: string, id: string): Promise<StoredEvent | undefined> {

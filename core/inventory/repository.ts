@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { isMysql } from '../db/dialect.js';
 import { isId, newId } from '../db/ids.js';
+import { runWrite } from '../db/statements.js';
 import { isUniqueViolation } from '../db/unique.js';
 import { ProblemError } from '../errors/index.js';
 import type { CertificateInfo, SubjectAlternateName } from '../pki/x509/model.js';
@@ -360,7 +361,7 @@ export class CertificateRepository {
       }
       const bindings: unknown[] = [];
       for (let i = start; i < end; i++) for (const v of rows[i]!) bindings.push(v === undefined ? null : v);
-      await db.raw(head + new Array(end - start).fill(tuple).join(', '), bindings as Knex.RawBinding[]);
+      await runWrite(db, head + new Array(end - start).fill(tuple).join(', '), bindings);
       start = end;
     }
   }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ScopedKeyValueStore } from '@certwright/sdk';
 import { isMysql } from '../db/dialect.js';
 import type { GroupCommit } from '../db/group-commit.js';
+import { runWrite } from '../db/statements.js';
 import { isUniqueViolation } from '../db/unique.js';
 
 /** Tries of kv.increment when first inserts race (each lost race means the row exists for the next try). */
@@ -11,8 +12,9 @@ const INCREMENT_ATTEMPTS = 3;
 export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: () => number, groupCommit?: GroupCommit): ScopedKeyValueStore {
   const scope = { plugin_id: pluginId, tenant };
   // setIfAbsent is on connectors' issuance path (idempotency per request): its insert shares commits.
-  const insertNow = (sql: string, bindings: readonly unknown[]): Promise<unknown> =>
-    groupCommit ? groupCommit.run((trx) => trx.raw(sql, bindings as Knex.RawBinding[])) : knex.raw(sql, bindings as Knex.RawBinding[]);
+  const insertNow = (sql: string, bindings: readonly unknown[]): Promise<number> =>
+    groupCommit ? groupCommit.run((trx) => runWrite(trx, sql, bindings)) : runWrite(knex, sql, bindings);
+  const insertIfAbsent = isMysql(knex) ? INSERT_IGNORE_MYSQL : INSERT_IGNORE_SQLITE;
   return {
     async get<T>(key: string): Promise<T | undefined> {
       const row = (await knex('plugin_kv').where({ ...scope, key }).first('value')) as { value: string } | undefined;
@@ -24,10 +26,10 @@ export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: ()
     },
     async setIfAbsent<T>(key: string, value: T): Promise<T> {
       // Insert-or-ignore on the unique key: whoever inserted first wins, on every node. When this insert
-      // wrote the row (the driver's count of rows it changed says so) the value is ours; else it is read.
+      // wrote the row (the driver's count of rows it changed says so: 0 when it did nothing) the value is
+      // ours; else it is read.
       const json = JSON.stringify(value);
-      const insert = knex('plugin_kv').insert({ ...scope, key, value: json, updated_at: clock() }).onConflict(['plugin_id', 'tenant', 'key']).ignore().toSQL().toNative();
-      if (insertedRows(await insertNow(insert.sql, insert.bindings)) === 1) return JSON.parse(json) as T;
+      if ((await insertNow(insertIfAbsent, [pluginId, tenant, key, json, clock()])) === 1) return JSON.parse(json) as T;
       const row = (await knex('plugin_kv').where({ ...scope, key }).first('value')) as { value: string };
       return JSON.parse(row.value) as T;
     },
@@ -44,6 +46,10 @@ export function scopedKv(knex: Knex, pluginId: string, tenant: string, clock: ()
 }
 
 type Scope = { plugin_id: string; tenant: string };
+
+/** A row unless its key is taken: binds plugin_id, tenant, key, value, updated_at. */
+const INSERT_IGNORE_SQLITE = 'insert into `plugin_kv` (`plugin_id`, `tenant`, `key`, `value`, `updated_at`) values (?, ?, ?, ?, ?) on conflict (`plugin_id`, `tenant`, `key`) do nothing';
+const INSERT_IGNORE_MYSQL = 'insert ignore into `plugin_kv` (`plugin_id`, `tenant`, `key`, `value`, `updated_at`) values (?, ?, ?, ?, ?)';
 
 /**
  * kv.increment on SQLite: one upsert that adds and answers the sum (RETURNING). A single write statement
@@ -86,20 +92,4 @@ async function incrementLocked(knex: Knex, scope: Scope, key: string, by: number
       throw err;
     }
   }
-}
-
-/**
- * Rows an INSERT … ON CONFLICT DO NOTHING / INSERT IGNORE run with knex.raw wrote, from the driver's own
- * count: better-sqlite3 answers `{ changes }` (sqlite3_changes of that statement: 0 when it did nothing),
- * mysql2 `[ResultSetHeader { affectedRows }, fields]` (0 for an ignored row, whatever FOUND_ROWS says).
- * null when the answer has neither (the caller reads instead). Not knex's insert() result: its lastID on
- * better-sqlite3 is the connection's last rowid, stale when the insert did nothing.
- */
-function insertedRows(result: unknown): number | null {
-  const header: unknown = Array.isArray(result) ? result[0] : result;
-  if (typeof header !== 'object' || header === null) return null;
-  const { affectedRows, changes } = header as { affectedRows?: unknown; changes?: unknown };
-  if (typeof affectedRows === 'number') return affectedRows;
-  if (typeof changes === 'number') return changes;
-  return null;
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isId, newId } from '../db/ids.js';
+import { firstWhere, insertRows, updateWhere } from '../db/statements.js';
 import { REQUEST_STATUSES, REQUEST_WORKFLOWS, type KeyValue, type NewRequest, type RequestObject, type RequestPatch, type StoredRequest, type UpdateResult } from './types.js';
 
 type Db = Knex | Knex.Transaction;
@@ -63,21 +64,20 @@ function decode(kind: Kind, value: unknown): unknown {
   return kind === 'json' ? JSON.parse(String(value)) : String(value);
 }
 
+/** The request object of a row: a property that is not `always` there is left out when null. */
 function objectOf(row: Row, labels: KeyValue[], metadata: KeyValue[]): RequestObject {
-  const out: Row = {
-    _id: row.id,
-    module: row.module,
-    workflow: row.workflow,
-    requester: row.requester ?? null,
-    requesterComment: row.requester_comment ?? null,
-    registrationDate: Number(row.registration_date),
-    lastModificationDate: Number(row.last_modification_date),
-  };
-  for (const { property, column, kind } of COLUMNS) out[property] = decode(kind, row[column]);
-  for (const [key, value] of Object.entries(out)) {
-    if (value === null && !COLUMNS.some((c) => c.property === key && c.always)) delete out[key];
+  const out: Row = { _id: row.id, module: row.module, workflow: row.workflow };
+  if (row.requester !== null && row.requester !== undefined) out.requester = row.requester;
+  if (row.requester_comment !== null && row.requester_comment !== undefined) out.requesterComment = row.requester_comment;
+  out.registrationDate = Number(row.registration_date);
+  out.lastModificationDate = Number(row.last_modification_date);
+  for (const { property, column, kind, always } of COLUMNS) {
+    const value = decode(kind, row[column]);
+    if (value !== null || always) out[property] = value;
   }
-  return { ...(out as unknown as RequestObject), labels, metadata };
+  out.labels = labels;
+  out.metadata = metadata;
+  return out as unknown as RequestObject;
 }
 
 /** Each (key, value) once, sorted: the unique index allows no repeat, and reads come back in this order. */
@@ -141,7 +141,7 @@ export class RequestStore {
       version: 1,
     };
     const write = async (trx: Knex.Transaction): Promise<StoredRequest> => {
-      await trx('requests').insert(row);
+      await insertRows(trx, 'requests', row);
       // A new id has no side rows yet: insert only. The answer is what was written (the columns' defaults
       // filled in), not a read back.
       const labels = await this.insertSides(trx, input.tenant, id, SIDES.labels, input.labels);
@@ -166,7 +166,7 @@ export class RequestStore {
     if (!isId(key)) return null;
     const db = opts.trx ?? this.knex;
     if (known.request._id !== key) return this.read(db, tenant, key);
-    const row = (await db('requests').where({ tenant, id: key }).first('version')) as Pick<Row, 'version'> | undefined;
+    const row = (await firstWhere(db, 'requests', { tenant, id: key }, ['version'])) as Pick<Row, 'version'> | undefined;
     if (!row) return null;
     if (Number(row.version) !== known.version) return this.read(db, tenant, key);
     const r = known.request;
@@ -198,7 +198,7 @@ export class RequestStore {
     const columns = { ...columnsOf(patch), last_modification_date: this.clock(), version: expectedVersion + 1 };
     const base = opts.base && opts.base.version === expectedVersion && opts.base.request._id === key ? opts.base : undefined;
     const run = async (trx: Knex.Transaction): Promise<UpdateResult> => {
-      const changed = await trx('requests').where({ tenant, id: key, version: expectedVersion }).update(columns);
+      const changed = await updateWhere(trx, 'requests', { tenant, id: key, version: expectedVersion }, columns);
       if (changed === 0) {
         const current = (await trx('requests').where({ tenant, id: key }).first('version')) as Row | undefined;
         return current ? { outcome: 'conflict', version: Number(current.version) } : { outcome: 'missing' };

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { isMysql } from '../../db/dialect.js';
 import { newId } from '../../db/ids.js';
 import { GroupCommit } from '../../db/group-commit.js';
+import { deleteWhere, insertRows } from '../../db/statements.js';
 import { isUniqueViolation } from '../../db/unique.js';
 import { itemOfRow, type QueueItem, type QueueItemRow, type QueueOperation } from './model.js';
 
@@ -76,7 +77,7 @@ export class QueueItems {
         // of a request that did not exist, so a failure is the caller's. Shared commits: concurrent
         // submissions are written by one transaction (GroupCommit: run again alone if one of them fails).
         await this.groupCommit.run(async (trx) => {
-          await trx(ITEMS).insert(row);
+          await insertRows(trx, ITEMS, row);
           await write(trx);
         });
         return { item: itemOfRow(row), existing: false };
@@ -170,7 +171,7 @@ export class QueueItems {
    * only one applies; a rollback puts the item back.
    */
   async removeLive(trx: Knex.Transaction, item: QueueItem): Promise<boolean> {
-    return (await trx(ITEMS).where({ id: item.id }).whereNot({ state: 'failed' }).delete()) === 1;
+    return (await deleteWhere(trx, ITEMS, { id: item.id }, { state: 'failed' })) === 1;
   }
 
   async markFailed(trx: Knex.Transaction, id: string, lastError: string): Promise<void> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Knex } from 'knex';
 import t, { type Test } from 'tap';
 import { openDatabase } from '../../../core/db/connection.js';
-import { GroupCommit } from '../../../core/db/group-commit.js';
+import { finishBeforeCommit, GroupCommit } from '../../../core/db/group-commit.js';
 import { freshDatabaseUrl } from '../../helpers/database.js';
 
 /** A database (SQLite file, or a fresh one on TEST_DATABASE_URL) with one table of rows. */
@@ -97,4 +97,60 @@ t.test('works that arrive while a group is being written go in the next one', as
   t.equal(new Set(transactions.slice(3)).size, 1, 'the three late ones share the next');
   t.not(transactions[0], transactions[3]);
   t.same(await ids(knex), ['a0', 'a1', 'a2', 'b0', 'b1', 'b2']);
+});
+
+t.test('finishBeforeCommit: once per key, after the works and before the commit; only in a group of several', async (t) => {
+  const knex = await database(t);
+  const group = new GroupCommit(knex);
+  const order: string[] = [];
+  const key = {};
+  const registered: boolean[] = [];
+  await Promise.all(
+    Array.from({ length: 4 }, (_, i) =>
+      group.run(async (trx) => {
+        order.push(`work ${i}`);
+        await trx('rows').insert({ id: `w${i}`, n: i });
+        registered.push(
+          finishBeforeCommit(trx, key, async (last) => {
+            order.push('finish');
+            // Sees every work's rows, and writes in the same transaction.
+            const n = (await last('rows').count({ n: '*' }))[0] as { n: number | string };
+            await last('rows').insert({ id: 'total', n: Number(n.n) });
+          }),
+        );
+      }),
+    ),
+  );
+  t.same(order, ['work 0', 'work 1', 'work 2', 'work 3', 'finish'], 'the finish ran once, after the last work');
+  t.same(registered, [true, true, true, true]);
+  t.equal(Number(((await knex('rows').where({ id: 'total' }).first()) as { n: number }).n), 4, 'its write is committed with the works’');
+
+  const alone = await group.run(async (trx) => finishBeforeCommit(trx, key, async () => void t.fail('a work alone finishes nothing')));
+  t.equal(alone, false, 'a work alone: false, the caller writes at once');
+  t.equal(await knex.transaction(async (trx) => finishBeforeCommit(trx, key, async () => void t.fail('not a group'))), false, 'a transaction of the caller’s own: false');
+});
+
+t.test('a failing finish fails the group: its works run again alone, and nothing of the group stays', async (t) => {
+  const knex = await database(t);
+  const group = new GroupCommit(knex);
+  const runs: number[] = [];
+  const finishes: boolean[] = [];
+  const values = await Promise.all(
+    Array.from({ length: 3 }, (_, i) =>
+      group.run(async (trx) => {
+        runs.push(i);
+        await trx('rows').insert({ id: `w${i}`, n: i });
+        const grouped = finishBeforeCommit(trx, group, async (last) => {
+          await last('rows').insert({ id: 'finish', n: 0 });
+          throw new Error('finish failed');
+        });
+        finishes.push(grouped);
+        return i;
+      }),
+    ),
+  );
+  t.same(values, [0, 1, 2], 'every work succeeds alone');
+  t.same(runs, [0, 1, 2, 0, 1, 2], 'in the group, then each alone');
+  t.same(finishes, [true, true, true, false, false, false]);
+  t.same(await ids(knex), ['w0', 'w1', 'w2'], 'the rows of the works once, none of the failed finish');
 });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { GroupCommit } from '../../../core/db/group-commit.js';
 import { EventStore } from '../../../core/events/store.js';
 import { onMysql } from '../../helpers/database.js';
 import { bootKernel } from '../../helpers/kernel.js';
@@ -109,4 +110,58 @@ t.test('several appends in one transaction, one of them in a savepoint, keep one
     'every committed event once, in order, without gaps',
   );
   t.same(await store.verify(), { ok: true, count: 9 });
+});
+
+t.test('events appended by the works of a group commit: written once at its end, one chain, nothing of a failed work', async (t) => {
+  const kernel = await bootKernel(t);
+  const store = kernel.events;
+  const group = new GroupCommit(kernel.db.knex);
+  await store.append(event(0));
+  /** `n` works started together (one group), each appending two events; work `failing` throws after its appends. */
+  const works = (base: number, n: number, failing?: number) =>
+    Promise.allSettled(
+      Array.from({ length: n }, (_, i) =>
+        group.run(async (trx) => {
+          const [a, b] = await store.appendAll([event(base + 2 * i), event(base + 2 * i + 1)], { trx });
+          if (i === failing) throw new Error(`work ${i} failed`);
+          return [a!.seq, b!.seq];
+        }),
+      ),
+    );
+  const stored = async () => (await kernel.db.knex('events').orderBy('seq').select('seq', 'payload')) as { seq: number | string; payload: string }[];
+
+  const grouped = await works(100, 12);
+  t.ok(grouped.every((o) => o.status === 'fulfilled'));
+  let rows = await stored();
+  t.same(rows.map((r) => (JSON.parse(r.payload) as { n: number }).n), [0, ...Array.from({ length: 24 }, (_, i) => 100 + i)], 'every event once, in the works’ order');
+  t.same(
+    grouped.flatMap((o) => (o as PromiseFulfilledResult<number[]>).value),
+    Array.from({ length: 24 }, (_, i) => i + 2),
+    'each work was answered the seqs its events are stored at',
+  );
+  t.same(await store.verify(), { ok: true, count: 25 });
+
+  const failed = await works(200, 6, 2);
+  t.same(failed.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+  rows = await stored();
+  t.same(rows.slice(25).map((r) => (JSON.parse(r.payload) as { n: number }).n), [200, 201, 202, 203, 206, 207, 208, 209, 210, 211], 'none of the failed work’s events');
+  t.same(rows.map((r) => Number(r.seq)), Array.from({ length: 35 }, (_, i) => i + 1), 'seq without gaps');
+  t.same(await store.verify(), { ok: true, count: 35 });
+
+  // A savepoint appending in a group transaction that holds unwritten events would read an older head: refused
+  // there, and the work then runs alone.
+  const tries: number[] = [];
+  const both = await Promise.all(
+    [0, 1].map((i) =>
+      group.run(async (trx) => {
+        tries.push(i);
+        await store.append(event(300 + i), { trx });
+        await trx.transaction(async (savepoint) => void (await store.append(event(400 + i), { trx: savepoint })));
+        return i;
+      }),
+    ),
+  );
+  t.same(both, [0, 1]);
+  t.same(tries, [0, 0, 1], 'refused in the group (which stopped there), then each work alone');
+  t.same(await store.verify(), { ok: true, count: 39 });
 });

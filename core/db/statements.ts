@@ -1,0 +1,148 @@
+import type { Knex } from 'knex';
+
+type Db = Knex | Knex.Transaction;
+export type Row = Record<string, unknown>;
+
+interface SqliteStatement {
+  readonly reader: boolean;
+  run(bindings: unknown[]): { changes: number };
+  all(bindings: unknown[]): Row[];
+}
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+}
+type TransactionClient = { acquireConnection(): Promise<SqliteConnection> };
+
+/**
+ * The hot statements of a write transaction (an enrollment writes about a dozen), run on SQLite without
+ * knex's query builder and runner: inside an open transaction of the one SQLite connection, each goes
+ * straight to that connection's cached prepared statement (core/db/connection.ts). knex's building,
+ * compiling and running of such a statement cost more main-thread time than SQLite executing it
+ * (bench/enroll profile: knex about 18% of the kernel's main thread). The SQL is what knex would send.
+ *
+ * Only a transaction's statements take this path: the connection is then the transaction's (one connection,
+ * knex holds it until the commit), so a statement cannot land in another caller's transaction. Anything
+ * else (MySQL/MariaDB, no transaction, a transaction already ended, which knex refuses) goes through knex
+ * as before.
+ */
+async function sqliteOf(db: Db): Promise<SqliteConnection | undefined> {
+  const trx = db as Partial<Knex.Transaction>;
+  if (trx.isTransaction !== true || db.client.config.client !== 'better-sqlite3' || trx.isCompleted?.()) return undefined;
+  return (db.client as unknown as TransactionClient).acquireConnection();
+}
+
+/** Values as knex binds them on better-sqlite3 (dates as milliseconds, booleans as 0/1); undefined as NULL. */
+function bindable(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.valueOf();
+  return value;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A quoted identifier; names come from code, and anything else is refused rather than quoted. */
+function quoted(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`statements: ${JSON.stringify(name)} is not an identifier`);
+  return `\`${name}\``;
+}
+
+/** The same refusal on the knex path (which would quote any name): both engines treat a bad name alike. */
+function checked(...names: string[]): void {
+  for (const name of names) quoted(name);
+}
+
+/** SQL texts by shape (table, columns): built once. Shapes come from code, so this stays small. */
+const texts = new Map<string, string>();
+const MAX_TEXTS = 1024;
+
+function textOf(key: string, build: () => string): string {
+  let sql = texts.get(key);
+  if (sql === undefined) {
+    sql = build();
+    if (texts.size >= MAX_TEXTS) texts.clear();
+    texts.set(key, sql);
+  }
+  return sql;
+}
+
+/** `col = ?` (or `col is null`) joined by AND, and the values bound; a null compares as knex's where does. */
+function conditions(where: Row, bindings: unknown[]): string {
+  const keys = Object.keys(where);
+  for (const k of keys) if (where[k] !== null) bindings.push(bindable(where[k]));
+  return textOf(`w\u0000${keys.map((k) => (where[k] === null ? `${k}\u0001` : k)).join(',')}`, () => keys.map((k) => (where[k] === null ? `${quoted(k)} is null` : `${quoted(k)} = ?`)).join(' and '));
+}
+
+/** Runs a write statement in `db` as `db.raw` would (SQL both engines read); answers the rows it changed. */
+export async function runWrite(db: Db, sql: string, bindings: readonly unknown[]): Promise<number> {
+  const conn = await sqliteOf(db);
+  if (conn) return conn.prepare(sql).run(bindings.map(bindable)).changes;
+  const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as unknown;
+  // The driver's own count: knex's raw answers mysql2's [ResultSetHeader { affectedRows }, fields] (0 for a
+  // row INSERT IGNORE skipped) and better-sqlite3's { changes } (sqlite3_changes of that statement). Not
+  // knex's insert() result: on better-sqlite3 its lastID is the connection's last rowid, stale after a no-op.
+  const info = (Array.isArray(result) ? result[0] : result) as { affectedRows?: number; changes?: number } | undefined;
+  return Number(info?.affectedRows ?? info?.changes ?? 0);
+}
+
+/** Inserts `rows` (one statement; the columns are the union of the rows' keys, a missing value NULL). */
+export async function insertRows(db: Db, table: string, rows: object | readonly object[]): Promise<void> {
+  const list = (Array.isArray(rows) ? rows : [rows]) as readonly Row[];
+  if (list.length === 0) return;
+  const conn = await sqliteOf(db);
+  if (!conn) {
+    checked(table, ...list.flatMap((r) => Object.keys(r)));
+    await db(table).insert(list as Row[]);
+    return;
+  }
+  const columns = list.length === 1 ? Object.keys(list[0]!) : [...new Set(list.flatMap((r) => Object.keys(r)))];
+  const sql = textOf(`i\u0000${table}\u0000${list.length}\u0000${columns.join(',')}`, () => {
+    const tuple = `(${columns.map(() => '?').join(', ')})`;
+    return `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${new Array(list.length).fill(tuple).join(', ')}`;
+  });
+  const bindings: unknown[] = [];
+  for (const r of list) for (const c of columns) bindings.push(bindable(r[c]));
+  conn.prepare(sql).run(bindings);
+}
+
+/** `update table set … where …` (equalities); answers the rows changed. */
+export async function updateWhere(db: Db, table: string, where: Row, set: Row): Promise<number> {
+  const conn = await sqliteOf(db);
+  if (!conn) {
+    checked(table, ...Object.keys(where), ...Object.keys(set));
+    return db(table).where(where).update(set);
+  }
+  const columns = Object.keys(set);
+  const bindings: unknown[] = columns.map((c) => bindable(set[c]));
+  const condition = conditions(where, bindings);
+  const sql = textOf(`u\u0000${table}\u0000${columns.join(',')}\u0000${condition}`, () => `update ${quoted(table)} set ${columns.map((c) => `${quoted(c)} = ?`).join(', ')} where ${condition}`);
+  return conn.prepare(sql).run(bindings).changes;
+}
+
+/** `delete from table where …` (equalities), except rows where every column of `unless` equals its value. */
+export async function deleteWhere(db: Db, table: string, where: Row, unless?: Row): Promise<number> {
+  const conn = await sqliteOf(db);
+  if (!conn) {
+    checked(table, ...Object.keys(where), ...Object.keys(unless ?? {}));
+    const q = db(table).where(where);
+    return unless ? q.whereNot((n) => void n.where(unless)).delete() : q.delete();
+  }
+  const bindings: unknown[] = [];
+  const condition = conditions(where, bindings);
+  const except = unless ? conditions(unless, bindings) : undefined;
+  const sql = textOf(`d\u0000${table}\u0000${condition}\u0000${except ?? ''}`, () => `delete from ${quoted(table)} where ${condition}${except ? ` and not (${except})` : ''}`);
+  return conn.prepare(sql).run(bindings).changes;
+}
+
+/** The first row matching `where` (equalities), its `columns` only; undefined when none. */
+export async function firstWhere(db: Db, table: string, where: Row, columns: readonly string[]): Promise<Row | undefined> {
+  const conn = await sqliteOf(db);
+  if (!conn) {
+    checked(table, ...Object.keys(where), ...columns);
+    return (await db(table).where(where).first(...columns)) as Row | undefined;
+  }
+  const bindings: unknown[] = [];
+  const condition = conditions(where, bindings);
+  const sql = textOf(`s\u0000${table}\u0000${columns.join(',')}\u0000${condition}`, () => `select ${columns.map(quoted).join(', ')} from ${quoted(table)} where ${condition} limit 1`);
+  return conn.prepare(sql).all(bindings)[0];
+}
