@@ -87,7 +87,8 @@ export class Kernel {
       logger.info({ keyId: secrets.keyId, source: masterKey.source }, 'master key loaded');
 
       const events = new EventStore(db.knex, db.engine, clock);
-      const groupCommit = new GroupCommit(db.knex);
+      // MySQL/MariaDB: groups on half the pool's connections at once (the other half for reads and other writes).
+      const groupCommit = new GroupCommit(db.knex, db.engine === 'mysql' ? Math.max(1, Math.floor(config.database.pool.max / 2)) : 1);
       const provided = new ProvidedServices();
       const scheduler = new Scheduler(db.knex, logger.child({ component: 'scheduler' }), {
         name: `${hostname()}:${process.pid}`,

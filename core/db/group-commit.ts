@@ -46,26 +46,48 @@ interface Waiting {
  */
 export class GroupCommit {
   private waiting: Waiting[] = [];
-  private flushing = false;
+  /** Groups being written now, and whether one more is about to start (after this turn's callbacks). */
+  private running = 0;
+  private starting = false;
 
-  constructor(private readonly knex: Knex) {}
+  /**
+   * `parallel`: groups written at once, each in its own transaction on its own connection (MySQL/MariaDB,
+   * where a group mostly waits on the network; their works touch rows of their own, and the event chain
+   * head is locked only at a group's end: EventStore.record). SQLite has one connection: 1.
+   */
+  constructor(
+    private readonly knex: Knex,
+    private readonly parallel = 1,
+  ) {}
 
   run<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.flushing) return;
-      this.flushing = true;
-      // Starts after the callbacks of this turn of the event loop: on SQLite a transaction runs to its end in
-      // microtasks (the driver is synchronous), so the works of requests read in the same turn would
-      // otherwise each find the previous one done and never share a commit.
-      setImmediate(() => void this.flush());
+      this.startGroup();
     });
   }
 
+  /** Starts a writer of groups if fewer than `parallel` run and none is about to start. */
+  private startGroup(): void {
+    if (this.starting || this.running >= this.parallel || this.waiting.length === 0) return;
+    this.starting = true;
+    this.running++;
+    // Starts after the callbacks of this turn of the event loop: on SQLite a transaction runs to its end in
+    // microtasks (the driver is synchronous), so the works of requests read in the same turn would
+    // otherwise each find the previous one done and never share a commit.
+    setImmediate(() => {
+      this.starting = false;
+      void this.flush();
+    });
+  }
+
+  /** Writes groups of the waiting works until none waits; then this writer ends. */
   private async flush(): Promise<void> {
     try {
       while (this.waiting.length > 0) {
         const group = this.waiting.splice(0, MAX_GROUP);
+        // Works that arrive while this group is written may start another writer.
+        this.startGroup();
         if (group.length === 1) {
           await this.alone(group[0]!);
           continue;
@@ -88,7 +110,8 @@ export class GroupCommit {
         group.forEach((w, i) => w.resolve(values[i]));
       }
     } finally {
-      this.flushing = false;
+      this.running--;
+      this.startGroup();
     }
   }
 

@@ -4,31 +4,56 @@ type Db = Knex | Knex.Transaction;
 export type Row = Record<string, unknown>;
 
 interface SqliteStatement {
-  readonly reader: boolean;
   run(bindings: unknown[]): { changes: number };
   all(bindings: unknown[]): Row[];
 }
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
 }
-type TransactionClient = { acquireConnection(): Promise<SqliteConnection> };
+interface MysqlConnection {
+  query(options: { sql: string }, values: unknown[], done: (err: Error | null, result: unknown) => void): void;
+}
+type TransactionClient<C> = { acquireConnection(): Promise<C> };
+
+/** A statement run on a transaction's own connection: the rows it changed, or the rows it read. */
+interface Direct {
+  run(sql: string, bindings: unknown[]): Promise<number>;
+  all(sql: string, bindings: unknown[]): Promise<Row[]>;
+}
 
 /**
- * The hot statements of a write transaction (an enrollment writes about a dozen), run on SQLite without
- * knex's query builder and runner: inside an open transaction of the one SQLite connection, each goes
- * straight to that connection's cached prepared statement (core/db/connection.ts). knex's building,
- * compiling and running of such a statement cost more main-thread time than SQLite executing it
- * (bench/enroll profile: knex about 18% of the kernel's main thread). The SQL is what knex would send.
+ * The hot statements of a write transaction (an enrollment writes about a dozen), run without knex's
+ * query builder and runner: inside an open transaction, each goes straight to the transaction's connection
+ * (SQLite: its cached prepared statement, core/db/connection.ts; MySQL/MariaDB: mysql2's query, which binds
+ * the values as under knex). knex's building, compiling and running of such a statement cost more of the
+ * main thread than SQLite executing it (bench/enroll profile: knex about 18% of the kernel's main thread).
+ * The SQL is what knex would send.
  *
- * Only a transaction's statements take this path: the connection is then the transaction's (one connection,
- * knex holds it until the commit), so a statement cannot land in another caller's transaction. Anything
- * else (MySQL/MariaDB, no transaction, a transaction already ended, which knex refuses) goes through knex
- * as before.
+ * Only a transaction's statements take this path: the connection is then the transaction's alone (knex
+ * holds it until the commit), so a statement cannot land in another caller's transaction. Anything else
+ * (no transaction, a transaction already ended, which knex refuses) goes through knex.
  */
-async function sqliteOf(db: Db): Promise<SqliteConnection | undefined> {
+async function directOf(db: Db): Promise<Direct | undefined> {
   const trx = db as Partial<Knex.Transaction>;
-  if (trx.isTransaction !== true || db.client.config.client !== 'better-sqlite3' || trx.isCompleted?.()) return undefined;
-  return (db.client as unknown as TransactionClient).acquireConnection();
+  if (trx.isTransaction !== true || trx.isCompleted?.()) return undefined;
+  const client = db.client.config.client as string;
+  if (client === 'better-sqlite3') {
+    const conn = await (db.client as unknown as TransactionClient<SqliteConnection>).acquireConnection();
+    return {
+      run: async (sql, bindings) => conn.prepare(sql).run(bindings.map(bindable)).changes,
+      all: async (sql, bindings) => conn.prepare(sql).all(bindings.map(bindable)),
+    };
+  }
+  if (client === 'mysql2') {
+    const conn = await (db.client as unknown as TransactionClient<MysqlConnection>).acquireConnection();
+    const query = (sql: string, bindings: unknown[]): Promise<unknown> =>
+      new Promise((resolve, reject) => conn.query({ sql }, bindings.map(nullable), (err, result) => (err ? reject(err) : resolve(result))));
+    return {
+      run: async (sql, bindings) => Number((await query(sql, bindings) as { affectedRows?: number }).affectedRows ?? 0),
+      all: async (sql, bindings) => (await query(sql, bindings)) as Row[],
+    };
+  }
+  return undefined;
 }
 
 /** Values as knex binds them on better-sqlite3 (dates as milliseconds, booleans as 0/1); undefined as NULL. */
@@ -38,6 +63,9 @@ function bindable(value: unknown): unknown {
   if (value instanceof Date) return value.valueOf();
   return value;
 }
+
+/** mysql2 formats values itself, as under knex; undefined as NULL. */
+const nullable = (value: unknown): unknown => (value === undefined ? null : value);
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -69,14 +97,14 @@ function textOf(key: string, build: () => string): string {
 /** `col = ?` (or `col is null`) joined by AND, and the values bound; a null compares as knex's where does. */
 function conditions(where: Row, bindings: unknown[]): string {
   const keys = Object.keys(where);
-  for (const k of keys) if (where[k] !== null) bindings.push(bindable(where[k]));
+  for (const k of keys) if (where[k] !== null) bindings.push(where[k]);
   return textOf(`w\u0000${keys.map((k) => (where[k] === null ? `${k}\u0001` : k)).join(',')}`, () => keys.map((k) => (where[k] === null ? `${quoted(k)} is null` : `${quoted(k)} = ?`)).join(' and '));
 }
 
 /** Runs a write statement in `db` as `db.raw` would (SQL both engines read); answers the rows it changed. */
 export async function runWrite(db: Db, sql: string, bindings: readonly unknown[]): Promise<number> {
-  const conn = await sqliteOf(db);
-  if (conn) return conn.prepare(sql).run(bindings.map(bindable)).changes;
+  const direct = await directOf(db);
+  if (direct) return direct.run(sql, [...bindings]);
   const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as unknown;
   // The driver's own count: knex's raw answers mysql2's [ResultSetHeader { affectedRows }, fields] (0 for a
   // row INSERT IGNORE skipped) and better-sqlite3's { changes } (sqlite3_changes of that statement). Not
@@ -89,8 +117,8 @@ export async function runWrite(db: Db, sql: string, bindings: readonly unknown[]
 export async function insertRows(db: Db, table: string, rows: object | readonly object[]): Promise<void> {
   const list = (Array.isArray(rows) ? rows : [rows]) as readonly Row[];
   if (list.length === 0) return;
-  const conn = await sqliteOf(db);
-  if (!conn) {
+  const direct = await directOf(db);
+  if (!direct) {
     checked(table, ...list.flatMap((r) => Object.keys(r)));
     await db(table).insert(list as Row[]);
     return;
@@ -101,28 +129,28 @@ export async function insertRows(db: Db, table: string, rows: object | readonly 
     return `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${new Array(list.length).fill(tuple).join(', ')}`;
   });
   const bindings: unknown[] = [];
-  for (const r of list) for (const c of columns) bindings.push(bindable(r[c]));
-  conn.prepare(sql).run(bindings);
+  for (const r of list) for (const c of columns) bindings.push(r[c]);
+  await direct.run(sql, bindings);
 }
 
 /** `update table set … where …` (equalities); answers the rows changed. */
 export async function updateWhere(db: Db, table: string, where: Row, set: Row): Promise<number> {
-  const conn = await sqliteOf(db);
-  if (!conn) {
+  const direct = await directOf(db);
+  if (!direct) {
     checked(table, ...Object.keys(where), ...Object.keys(set));
     return db(table).where(where).update(set);
   }
   const columns = Object.keys(set);
-  const bindings: unknown[] = columns.map((c) => bindable(set[c]));
+  const bindings: unknown[] = columns.map((c) => set[c]);
   const condition = conditions(where, bindings);
   const sql = textOf(`u\u0000${table}\u0000${columns.join(',')}\u0000${condition}`, () => `update ${quoted(table)} set ${columns.map((c) => `${quoted(c)} = ?`).join(', ')} where ${condition}`);
-  return conn.prepare(sql).run(bindings).changes;
+  return direct.run(sql, bindings);
 }
 
 /** `delete from table where …` (equalities), except rows where every column of `unless` equals its value. */
 export async function deleteWhere(db: Db, table: string, where: Row, unless?: Row): Promise<number> {
-  const conn = await sqliteOf(db);
-  if (!conn) {
+  const direct = await directOf(db);
+  if (!direct) {
     checked(table, ...Object.keys(where), ...Object.keys(unless ?? {}));
     const q = db(table).where(where);
     return unless ? q.whereNot((n) => void n.where(unless)).delete() : q.delete();
@@ -131,18 +159,18 @@ export async function deleteWhere(db: Db, table: string, where: Row, unless?: Ro
   const condition = conditions(where, bindings);
   const except = unless ? conditions(unless, bindings) : undefined;
   const sql = textOf(`d\u0000${table}\u0000${condition}\u0000${except ?? ''}`, () => `delete from ${quoted(table)} where ${condition}${except ? ` and not (${except})` : ''}`);
-  return conn.prepare(sql).run(bindings).changes;
+  return direct.run(sql, bindings);
 }
 
 /** The first row matching `where` (equalities), its `columns` only; undefined when none. */
 export async function firstWhere(db: Db, table: string, where: Row, columns: readonly string[]): Promise<Row | undefined> {
-  const conn = await sqliteOf(db);
-  if (!conn) {
+  const direct = await directOf(db);
+  if (!direct) {
     checked(table, ...Object.keys(where), ...columns);
     return (await db(table).where(where).first(...columns)) as Row | undefined;
   }
   const bindings: unknown[] = [];
   const condition = conditions(where, bindings);
   const sql = textOf(`s\u0000${table}\u0000${columns.join(',')}\u0000${condition}`, () => `select ${columns.map(quoted).join(', ')} from ${quoted(table)} where ${condition} limit 1`);
-  return conn.prepare(sql).all(bindings)[0];
+  return (await direct.all(sql, bindings))[0];
 }

@@ -101,6 +101,8 @@ export class EventStore {
   private readonly heads = new WeakMap<object, { seq: number; hash: string }>();
   /** Rows of a group commit's transaction not inserted yet: written, with the head, just before its commit. */
   private readonly unwritten = new WeakMap<object, EventRow[]>();
+  /** Events `record` held back in a group commit's transaction: chained (head read, hashes) at its end. */
+  private readonly unchained = new WeakMap<object, NewEventInput[]>();
 
   /** Appends waiting for the batch in flight to commit; they go together in the next one. */
   private pending: { input: NewEventInput; resolve: (e: StoredEvent) => void; reject: (err: unknown) => void }[] = [];
@@ -125,9 +127,7 @@ export class EventStore {
         if (!this.flushing) void this.flush();
       });
     }
-    const stored = (await this.write(trx, [input]))[0]!;
-    if (this.appended.size > 0) trx.executionPromise.then(() => this.notify([stored]), () => undefined);
-    return stored;
+    return (await this.write(trx, [input]))[0]!;
   }
 
   /**
@@ -139,9 +139,27 @@ export class EventStore {
   async appendAll(inputs: readonly NewEventInput[], options: { trx: Knex.Transaction; written?: boolean }): Promise<StoredEvent[]> {
     const { trx } = options;
     if (inputs.length === 0) return [];
-    const stored = await this.write(trx, inputs, options.written ?? false);
-    if (this.appended.size > 0) trx.executionPromise.then(() => this.notify(stored), () => undefined);
-    return stored;
+    return this.write(trx, inputs, options.written ?? false);
+  }
+
+  /**
+   * `appendAll` for a caller that needs no answer. In a group commit's transaction of several works the
+   * events are chained only at the group's end (core/db/group-commit.ts: the head read and locked there,
+   * the hashes, one INSERT, the head update), so the head is held from then to the commit, not from the
+   * first work's events on: groups committing on other connections (MySQL/MariaDB) wait for it briefly.
+   * Elsewhere it is appendAll. Events appended meanwhile in the same transaction come after these.
+   */
+  async record(inputs: readonly NewEventInput[], options: { trx: Knex.Transaction; written?: boolean }): Promise<void> {
+    const { trx } = options;
+    if (inputs.length === 0) return;
+    this.checkAncestors(trx);
+    if (finishBeforeCommit(trx, this, (t) => this.finish(t))) {
+      const held = this.unchained.get(trx);
+      if (held) held.push(...inputs);
+      else this.unchained.set(trx, [...inputs]);
+      return;
+    }
+    await this.write(trx, inputs, options.written ?? false);
   }
 
   private notify(events: readonly StoredEvent[]): void {
@@ -157,7 +175,6 @@ export class EventStore {
         try {
           const stored = await this.knex.transaction((t) => this.write(t, group.map((g) => g.input)));
           group.forEach((g, i) => g.resolve(stored[i]!));
-          this.notify(stored);
         } catch (err) {
           if (group.length === 1) {
             group[0]!.reject(err);
@@ -167,7 +184,6 @@ export class EventStore {
             try {
               const [stored] = await this.knex.transaction((t) => this.write(t, [g.input]));
               g.resolve(stored!);
-              this.notify([stored!]);
             } catch (own) {
               g.reject(own);
             }
@@ -179,19 +195,34 @@ export class EventStore {
     }
   }
 
+  /** A savepoint of a group transaction holding events back would read an older head than they end at. */
+  private checkAncestors(trx: Knex.Transaction): void {
+    for (let up = (trx as Nested).parentTransaction; up; up = up.parentTransaction) {
+      if (this.unwritten.has(up) || this.unchained.has(up)) throw new Error('events: an append in a savepoint of a group commit transaction that holds unwritten events');
+    }
+  }
+
   /** Writes `inputs` as the next events of the chain, in order, inside `trx` (which ends holding the head). */
   private async write(trx: Knex.Transaction, inputs: readonly NewEventInput[], written = false): Promise<StoredEvent[]> {
+    this.checkAncestors(trx);
+    // Events `record` held back in this transaction come first.
+    const held = this.unchained.get(trx);
+    if (held) {
+      this.unchained.delete(trx);
+      await this.chain(trx, held, written);
+    }
+    return this.chain(trx, inputs, written);
+  }
+
+  /** Chains `inputs` after the head `trx` holds (read first if it holds none), and writes or holds back the rows. */
+  private async chain(trx: Knex.Transaction, inputs: readonly NewEventInput[], written: boolean): Promise<StoredEvent[]> {
     // SQLite: take the write lock before reading the head. A transaction that reads first holds a snapshot,
     // and when another process commits meanwhile its first write fails at once (SQLITE_BUSY_SNAPSHOT)
     // instead of waiting; a write first waits (busy_timeout) and then reads the newest head. A transaction
     // that has written holds the lock already.
     // A transaction that wrote the head already holds it (lock and value): no second read (a group commit
     // carries the events of many works). A savepoint that appends makes its ancestors read again.
-    for (let up = (trx as Nested).parentTransaction; up; up = up.parentTransaction) {
-      // The head an ancestor holds back is not in the table yet: a savepoint would read an older one.
-      if (this.unwritten.has(up)) throw new Error('events: an append in a savepoint of a group commit transaction that holds unwritten events');
-      this.heads.delete(up);
-    }
+    for (let up = (trx as Nested).parentTransaction; up; up = up.parentTransaction) this.heads.delete(up);
     let head: { seq: number | string; hash: string } | undefined = this.heads.get(trx);
     if (!head) {
       if (this.engine === 'sqlite' && !written) await trx('event_chain').where({ id: 1 }).update({ seq: trx.raw('??', ['seq']) });
@@ -223,8 +254,9 @@ export class EventStore {
     }
     const rows = stored.map(rowOfEvent);
     this.heads.set(trx, { seq, hash: prevHash });
+    if (this.appended.size > 0) trx.executionPromise.then(() => this.notify(stored), () => undefined);
     // In a transaction of several works (GroupCommit), the events of all of them are written once, last.
-    if (finishBeforeCommit(trx, this, (t) => this.writeUnwritten(t))) {
+    if (finishBeforeCommit(trx, this, (t) => this.finish(t))) {
       const waiting = this.unwritten.get(trx);
       if (waiting) waiting.push(...rows);
       else this.unwritten.set(trx, rows);
@@ -234,7 +266,13 @@ export class EventStore {
     return stored;
   }
 
-  private async writeUnwritten(trx: Knex.Transaction): Promise<void> {
+  /** The end of a group transaction: the events held back chained, then every row not written yet. */
+  private async finish(trx: Knex.Transaction): Promise<void> {
+    const held = this.unchained.get(trx);
+    if (held) {
+      this.unchained.delete(trx);
+      await this.chain(trx, held, false);
+    }
     const rows = this.unwritten.get(trx);
     this.unwritten.delete(trx);
     if (rows) await this.writeRows(trx, rows);

@@ -36,11 +36,12 @@ export class RequestLedger {
   }
 
   /**
-   * Several events in order under one lock of the chain head (EventStore.appendAll), in a transaction that
-   * has written the request already (every caller appends after its request write).
+   * Several events in order under one lock of the chain head (EventStore.record: in a group commit, chained
+   * at the group's end), in a transaction that has written the request already (every caller appends after
+   * its request write).
    */
-  eventsIn(trx: Knex.Transaction, inputs: WebraEvent[]): Promise<unknown> {
-    return this.services.events.appendAll(
+  eventsIn(trx: Knex.Transaction, inputs: WebraEvent[]): Promise<void> {
+    return this.services.events.record(
       inputs.map((input) => ({ module: 'webra', status: 'success' as const, ...input })),
       { trx, written: true },
     );

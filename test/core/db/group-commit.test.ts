@@ -154,3 +154,34 @@ t.test('a failing finish fails the group: its works run again alone, and nothing
   t.same(finishes, [true, true, true, false, false, false]);
   t.same(await ids(knex), ['w0', 'w1', 'w2'], 'the rows of the works once, none of the failed finish');
 });
+
+t.test('parallel groups: up to `parallel` transactions at once, every work committed once with its own value', async (t) => {
+  const knex = await database(t);
+  const group = new GroupCommit(knex, 3);
+  const open = new Set<Knex.Transaction>();
+  let most = 0;
+  const mysql = knex.client.config.client === 'mysql2';
+  const pending: Promise<number>[] = [];
+  for (let i = 0; i < 30; i++) {
+    pending.push(
+      group.run(async (trx) => {
+        if (!open.has(trx)) {
+          open.add(trx);
+          most = Math.max(most, open.size);
+          trx.executionPromise.finally(() => open.delete(trx)).catch(() => undefined);
+        }
+        await trx('rows').insert({ id: `p${String(i).padStart(2, '0')}`, n: i });
+        // Holds the transaction open a while, as a round trip to a busy server would.
+        if (mysql) await trx.raw('select sleep(0.02)');
+        return i;
+      }),
+    );
+    // Works arrive over time: each arrival may start another group while the others are open.
+    await new Promise((resolve) => setTimeout(resolve, 3));
+  }
+  t.same(await Promise.all(pending), Array.from({ length: 30 }, (_, i) => i), 'each work’s own value');
+  t.equal((await ids(knex)).length, 30, 'every row once');
+  t.ok(most <= 3, `never more than 3 transactions open at once (${most})`);
+  if (mysql) t.ok(most >= 2, `MySQL/MariaDB: groups were written side by side (${most} at once)`);
+  else t.equal(most, 1, 'SQLite: its one connection writes one group at a time');
+});

@@ -165,3 +165,54 @@ t.test('events appended by the works of a group commit: written once at its end,
   t.same(tries, [0, 0, 1], 'refused in the group (which stopped there), then each work alone');
   t.same(await store.verify(), { ok: true, count: 39 });
 });
+
+t.test('record: in a group, chained at its end, after what was appended before and before what comes after', async (t) => {
+  const kernel = await bootKernel(t, { database: { pool: { min: 0, max: 8 } } });
+  const store = kernel.events;
+  const payloads = async () => ((await kernel.db.knex('events').orderBy('seq').select('payload')) as { payload: string }[]).map((r) => (JSON.parse(r.payload) as { n: number }).n);
+
+  // Outside a group commit, record is appendAll: written at once.
+  await kernel.db.knex.transaction(async (trx) => {
+    await store.record([event(1)], { trx });
+    t.equal(Number(((await trx('event_chain').where({ id: 1 }).first('seq')) as { seq: number }).seq), 1, 'the head moved at once');
+  });
+
+  const group = new GroupCommit(kernel.db.knex);
+  const answered = await Promise.all([
+    group.run(async (trx) => {
+      await store.record([event(2), event(3)], { trx });
+      // An append with an answer: the held-back events are chained first, so its seq comes after them.
+      const e = await store.append(event(4), { trx });
+      await store.record([event(5)], { trx });
+      return e.seq;
+    }),
+    group.run(async (trx) => {
+      await store.record([event(6)], { trx });
+      return 0;
+    }),
+  ]);
+  t.same(await payloads(), [1, 2, 3, 4, 5, 6], 'the order of the calls');
+  t.equal(answered[0], 4, 'the append was answered its stored seq');
+  t.same(await store.verify(), { ok: true, count: 6 });
+
+  // Groups side by side (MySQL/MariaDB: on their own connections), each recording events: one chain.
+  const parallel = new GroupCommit(kernel.db.knex, 4);
+  const heard: number[] = [];
+  const listener = (e: { seq: number }) => heard.push(e.seq);
+  store.appended.add(listener);
+  t.teardown(() => store.appended.delete(listener));
+  const works: Promise<void>[] = [];
+  for (let i = 0; i < 40; i++) {
+    works.push(parallel.run((trx) => store.record([event(100 + i), event(200 + i)], { trx })));
+    if (i % 5 === 4) await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await Promise.all(works);
+  const all = await payloads();
+  t.equal(all.length, 86);
+  for (let i = 0; i < 40; i++) {
+    const at = all.indexOf(100 + i);
+    t.equal(all[at + 1], 200 + i, `work ${i}: its two events once, side by side`);
+  }
+  t.same(heard.sort((a, b) => a - b), Array.from({ length: 80 }, (_, i) => i + 7), 'listeners heard each recorded event once, after its commit');
+  t.same(await store.verify(), { ok: true, count: 86 });
+});
