@@ -30,8 +30,8 @@ interface Waiting {
 
 /**
  * Group commit of short write transactions. `run(work)` commits `work`'s writes as `knex.transaction(work)`
- * would; but while one group's transaction is open, the works that arrive meanwhile wait, then run one
- * after another in the next transaction and share its commit. A commit is the dearest part of a small write
+ * would; but while a group's transaction is open (up to `parallel` of them), the works that arrive meanwhile
+ * wait, then run one after another in the next transaction and share its commit. A commit is the dearest part of a small write
  * transaction (SQLite writes every page the transaction touched to the WAL; MariaDB flushes its redo log),
  * and concurrent enrollments each write a few rows to the same tables and index edges: one commit for a
  * group writes those pages once (bench/enroll).

@@ -36,6 +36,18 @@ interface Direct {
 async function directOf(db: Db): Promise<Direct | undefined> {
   const trx = db as Partial<Knex.Transaction>;
   if (trx.isTransaction !== true || trx.isCompleted?.()) return undefined;
+  // One per transaction: its connection does not change while it is open.
+  let direct = directs.get(db);
+  if (direct === undefined) {
+    direct = (await directOnConnection(db)) ?? null;
+    directs.set(db, direct);
+  }
+  return direct ?? undefined;
+}
+
+const directs = new WeakMap<Db, Direct | null>();
+
+async function directOnConnection(db: Db): Promise<Direct | undefined> {
   const client = db.client.config.client as string;
   if (client === 'better-sqlite3') {
     const conn = await (db.client as unknown as TransactionClient<SqliteConnection>).acquireConnection();
@@ -49,7 +61,7 @@ async function directOf(db: Db): Promise<Direct | undefined> {
     const query = (sql: string, bindings: unknown[]): Promise<unknown> =>
       new Promise((resolve, reject) => conn.query({ sql }, bindings.map(nullable), (err, result) => (err ? reject(err) : resolve(result))));
     return {
-      run: async (sql, bindings) => Number((await query(sql, bindings) as { affectedRows?: number }).affectedRows ?? 0),
+      run: async (sql, bindings) => Number(((await query(sql, bindings)) as { affectedRows?: number }).affectedRows ?? 0),
       all: async (sql, bindings) => (await query(sql, bindings)) as Row[],
     };
   }
