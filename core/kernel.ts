@@ -32,6 +32,7 @@ import { createInventory, registerInventoryRoutes } from './inventory/index.js';
 import { hostname } from 'node:os';
 import { registerEventRoutes } from './events/routes/index.js';
 import { registerIntegrity } from './events/integrity/index.js';
+import { registerKvExpiry } from './plugins/kv-expiry.js';
 import { registerTriggers } from './triggers/index.js';
 import { registerEnrollment, type Enrollment } from './enrollment/index.js';
 import type { CoreServices } from './services.js';
@@ -178,6 +179,7 @@ export class Kernel {
       const services: CoreServices = { config, knex: db.knex, engine: db.engine, groupCommit, clock, events, logger, scheduler, secrets, provided, plugins, inventory, runsJobs };
       await registerEventRoutes(app, services);
       await registerIntegrity(app, services);
+      await registerKvExpiry(services);
       await registerTriggers(app, services);
       const enrollment: Enrollment = await registerEnrollment(app, services, security);
       container.register({ enrollment: asValue(enrollment) });

@@ -58,17 +58,33 @@ export interface EgressHttpClient {
 
 /** Key-value store scoped to the plugin and the tenant. Values are JSON. */
 export interface ScopedKeyValueStore {
+  /** The value stored under `key`; undefined when absent or expired. */
   get<T = unknown>(key: string): Promise<T | undefined>;
-  set(key: string, value: unknown): Promise<void>;
+  /** Stores `value` under `key`, with the expiry `options` give (none: kept until deleted). */
+  set(key: string, value: unknown, options?: KvWriteOptions): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Stores `value` unless the key exists; answers the value stored (the first writer's, across nodes). */
-  setIfAbsent<T>(key: string, value: T): Promise<T>;
+  /**
+   * Stores `value` unless the key holds a value that has not expired; answers the value stored (the first
+   * writer's, across nodes). An expired value is replaced, and the new one gets the expiry `options` give.
+   */
+  setIfAbsent<T>(key: string, value: T, options?: KvWriteOptions): Promise<T>;
   /**
    * Adds `by` (default 1, a safe integer) to the integer stored under `key` (absent: 0), stores the sum and
    * answers it, atomically across nodes: concurrent callers never get the same number (counters such as CRL
    * numbers). A TypeError when the stored value is not an integer; nothing is changed then. Since SDK 1.4.
    */
   increment(key: string, by?: number): Promise<number>;
+}
+
+/** How long a kv value lives. Since SDK 1.5. */
+export interface KvWriteOptions {
+  /**
+   * Milliseconds from now after which the value reads as absent and is deleted (by an hourly job); a positive
+   * safe integer, else a TypeError and nothing written. Omitted: kept until deleted. For records that are dead
+   * once their work is done (per-request idempotency records, upstream orders), so they do not pile up.
+   * `increment` keeps a live value's expiry; on an expired value it starts again from 0, with no expiry.
+   */
+  ttlMs?: number;
 }
 
 /** Encryption at rest under the platform's master key (AES-256-GCM). */

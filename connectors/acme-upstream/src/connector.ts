@@ -95,6 +95,12 @@ const TRANSIENT_PROBLEMS = new Set(['serverInternal', 'rateLimited', 'badNonce']
 
 /** Request ids (24 hex in Certwright) become store keys and poll tokens. */
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * How long an order's state is kept after its last write (kv ttlMs): past the life of any ACME order (RFC 8555
+ * orders expire; public CAs give days), so a pending one is never forgotten while the CA could still finish it,
+ * and finished ones do not pile up, one row per certificate.
+ */
+const ORDER_STATE_TTL_MS = 30 * 86_400_000;
 const isTransient = (p: AcmeProblem): boolean => p.status >= 500 || p.status === 429 || TRANSIENT_PROBLEMS.has(p.short);
 const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
 const problemText = (e: { type?: string; detail?: string } | undefined): string => (e ? `${e.type ?? 'error'}: ${e.detail ?? ''}`.trim() : '');
@@ -379,7 +385,7 @@ export class AcmeUpstreamConnector implements PkiConnector {
       accountUrl: this.account?.url ?? '',
       createdAt: this.ctx.clock.now(),
     };
-    await this.ctx.kv.set(this.key('order', input.requestId), state);
+    await this.ctx.kv.set(this.key('order', input.requestId), state, { ttlMs: ORDER_STATE_TTL_MS });
     this.log.info({ requestId: input.requestId, order: orderUrl, identifiers: input.identifiers.map((i) => i.value) }, 'ACME order created');
     return state;
   }
@@ -500,7 +506,7 @@ export class AcmeUpstreamConnector implements PkiConnector {
       throw new PermanentError(`the certificate at ${order.certificate} is not for the CSR's key`);
     }
     const issued = { certificatePem: leaf, chainPem: chain };
-    await this.ctx.kv.set(this.key('order', state.requestId), { ...state, issued });
+    await this.ctx.kv.set(this.key('order', state.requestId), { ...state, issued }, { ttlMs: ORDER_STATE_TTL_MS });
     if (chain.length) await this.ctx.kv.set(this.key('chain'), chain);
     this.log.info({ requestId: state.requestId, order: state.orderUrl, serial: cert.serialNumber.toLowerCase() }, 'certificate issued by the ACME CA');
     return { status: 'issued', certificatePem: leaf, chainPem: [...chain] };

@@ -21,6 +21,13 @@ import {
 import { readConfig, type LocalCaConfig } from './config.js';
 
 const DAY_MS = 86_400_000;
+/**
+ * How long the record that makes an issuance idempotent by request id is kept (kv ttlMs). A retry comes only
+ * while the request's queue item lives (a crash between the answer and Certwright's write, or a node that lost
+ * its lease), minutes in practice; past this a retry would sign afresh. Without an expiry there would be one
+ * row per certificate ever issued.
+ */
+const ISSUED_RECORD_TTL_MS = 30 * DAY_MS;
 
 /** What kv `ca:<instance>` holds: certificates in PEM, private keys sealed. */
 export interface StoredCa {
@@ -143,7 +150,7 @@ export class LocalCaConnector implements PkiConnector {
       throw err;
     }
     // A retry (after a crash between our answer and Certwright's write) answers the first certificate.
-    const stored = await this.ctx.kv.setIfAbsent(`issued:${this.name}:${request.requestId}`, certificatePem);
+    const stored = await this.ctx.kv.setIfAbsent(`issued:${this.name}:${request.requestId}`, certificatePem, { ttlMs: ISSUED_RECORD_TTL_MS });
     return { status: 'issued', certificatePem: stored, chainPem: [...ca.chain] };
   }
 

@@ -294,9 +294,18 @@ if (!pebbleInstalled()) {
   });
 
   await timed('no secret in the logs, in thrown errors or in the store in clear', async (t) => {
-    const rows = (await kernel.db.knex('plugin_kv').where({ plugin_id: 'acme-upstream' })) as { key: string; value: string }[];
+    const rows = (await kernel.db.knex('plugin_kv').where({ plugin_id: 'acme-upstream' })) as { key: string; value: string; expires_at: number | string | null }[];
     const account = rows.find((r) => r.key === 'account:pebble');
     t.ok(account, 'the account is stored');
+    t.equal(account!.expires_at, null, 'the account does not expire');
+    // Order states expire 30 days after their last write (kv ttlMs): they do not stay for ever, one per certificate.
+    const orders = rows.filter((r) => r.key.startsWith('order:'));
+    t.ok(orders.length > 0, `order states are stored (${orders.length})`);
+    const month = 30 * 86_400_000;
+    t.ok(
+      orders.every((r) => r.expires_at !== null && Number(r.expires_at) > Date.now() + month - 3_600_000 && Number(r.expires_at) <= Date.now() + month),
+      `every order state expires within 30 days (${orders.map((r) => String(r.expires_at)).join(', ')})`,
+    );
     const sealed = (JSON.parse(account!.value) as { keySealed: string }).keySealed;
     const accountKeyPem = kernel.secrets.openString(sealed, 'plugin:acme-upstream:account-key:pebble');
     t.match(accountKeyPem, /BEGIN PRIVATE KEY/);

@@ -117,6 +117,10 @@ t.test('local-ca', async (t) => {
     const racing = { requestId: requestId(), csrPem: request.csrPem, profile: 'default' };
     const answers = await Promise.all([ca.issue(racing), ca.issue(racing), ca.issue(racing)]);
     t.equal(new Set(answers.map((a) => issuedPem(t, a))).size, 1);
+    // The record behind it expires after 30 days (kv ttlMs), so it does not stay for ever, one per certificate.
+    const record = (await kernel.db.knex('plugin_kv').where({ plugin_id: 'local-ca', key: `issued:ca-p256:${request.requestId}` }).first('value', 'expires_at')) as { value: string; expires_at: number | string | null };
+    t.equal(JSON.parse(record.value), first, 'the record holds the certificate answered');
+    t.ok(Math.abs(Number(record.expires_at) - (Date.now() + 30 * DAY)) < 120_000, `it expires in 30 days (${String(record.expires_at)})`);
   });
 
   t.test('a CSR that is not one, or whose signature is wrong, is rejected', async (t) => {
