@@ -30,14 +30,16 @@ export class Scheduler implements JobsFacade {
   private running = false;
   /** Jobs this node is running now, so a bounded stop can hand the unfinished ones back. */
   private readonly inFlight = new Set<string>();
+  private readonly backend: KnexBackend;
 
   constructor(
     private readonly knex: Knex,
     private readonly logger: Logger,
     private readonly options: SchedulerOptions,
   ) {
+    this.backend = new KnexBackend(knex);
     this.agenda = new Agenda({
-      backend: new KnexBackend(knex),
+      backend: this.backend,
       name: options.name,
       processEvery: options.processEvery,
       defaultLockLifetime: options.defaultLockLifetime,
@@ -124,6 +126,7 @@ export class Scheduler implements JobsFacade {
 
   async start(): Promise<void> {
     if (this.running) return;
+    this.backend.repository.reopen();
     await this.agenda.start();
     this.running = true;
   }
@@ -142,6 +145,8 @@ export class Scheduler implements JobsFacade {
     this.running = false;
     await this.agenda.drain({ timeout: this.options.stopTimeoutMs, closeConnection: false });
     await this.agenda.stop(false);
+    // The queue filling Agenda was in the middle of ends before the owner may close the pool.
+    await this.backend.repository.close();
     // Agenda keeps the locks of jobs still running (they would expire only after their lock lifetime);
     // this node is going away, so hand them back now. A one-off job is due again at once: its run did
     // not finish.

@@ -47,6 +47,10 @@ export class KnexJobRepository implements JobRepository {
   private server: Promise<ServerInfo> | undefined;
   /** Where MariaDB's due claims start their scan, per job name. */
   private readonly floors = new ScanFloors();
+  /** Set by close(): getNextJobToRun answers "none" without a query. */
+  private closed = false;
+  /** getNextJobToRun calls under way (close waits for them). */
+  private readonly scans = new Set<Promise<unknown>>();
 
   constructor(
     private readonly knex: Knex,
@@ -329,6 +333,39 @@ export class KnexJobRepository implements JobRepository {
    * before lockDeadline (its worker presumably died). Earliest nextRunAt (NULLs last), then highest priority.
    */
   async getNextJobToRun(
+    jobName: string,
+    nextScanAt: Date,
+    lockDeadline: Date,
+    now: Date | undefined,
+    options: JobRepositoryOptions | undefined,
+  ): Promise<JobParameters | undefined> {
+    if (this.closed) return undefined;
+    const scan = this.nextJobToRun(jobName, nextScanAt, lockDeadline, now, options);
+    this.scans.add(scan);
+    try {
+      return await scan;
+    } finally {
+      this.scans.delete(scan);
+    }
+  }
+
+  /**
+   * No scan starts from now on, and this answers once the scans under way have ended. Agenda's stop() does
+   * not wait for the queue filling it is in the middle of, which goes on through the job names one query
+   * at a time: a query of it that reached the pool while its owner destroyed it waited there for the whole
+   * acquire timeout (60 s), keeping the process alive.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.scans]);
+  }
+
+  /** Scans again after close() (a scheduler started anew). */
+  reopen(): void {
+    this.closed = false;
+  }
+
+  private async nextJobToRun(
     jobName: string,
     nextScanAt: Date,
     lockDeadline: Date,

@@ -161,3 +161,25 @@ t.test('plugins may only use the job names their manifest declares', async (t) =
   t.doesNotThrow(() => facade.define('vendor-sync', async () => undefined));
   t.throws(() => facade.define('crl-refresh', async () => undefined), /did not declare job "crl-refresh"/);
 });
+
+t.test('once stop has answered, the scheduler sends no statement: the pool can be closed at once', async (t) => {
+  // The kernel's own scheduler stays off: every statement on scheduler_jobs here is the node's.
+  const kernel = await bootKernel(t, { scheduler: { enabled: false } });
+  const { Scheduler } = await import('../../../core/scheduler/scheduler.js');
+  const { pino } = await import('pino');
+  const node = new Scheduler(kernel.db.knex, pino({ level: 'silent' }), { name: 'many-names', processEvery: 10, defaultLockLifetime: 2_000, stopTimeoutMs: 200 });
+  // Many names: each queue filling asks for each of them in turn, so one is nearly always under way. (Before
+  // the fix this failed on MariaDB, where each ask waits on the network; on SQLite a filling ends too fast to be
+  // caught in the middle.) A statement that reached the pool while it was being destroyed waited there 60 s.
+  for (let i = 0; i < 60; i++) node.define(`idle-${i}`, async () => undefined);
+  const scanning: unknown[] = [];
+  const onQuery = (q: { sql: string }): void => void (/scheduler_jobs/.test(q.sql) && scanning.push(q.sql));
+  kernel.db.knex.on('query', onQuery);
+  t.teardown(() => void kernel.db.knex.off('query', onQuery));
+  await node.start();
+  await until('the scheduler is scanning', () => scanning.length > 60);
+  await node.stop();
+  const atStop = scanning.length;
+  await new Promise((r) => setTimeout(r, 300));
+  t.same(scanning.slice(atStop), [], 'no statement on scheduler_jobs after stop answered');
+});
