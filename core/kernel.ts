@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { CertwrightConfig } from './config/index.js';
 import { createRootContainer, installRequestScope } from './container.js';
 import { openDatabase, type Database } from './db/connection.js';
+import { checkpointOffThread, type WalCheckpointer } from './db/wal-checkpointer.js';
 import { CORE_MIGRATIONS } from './db/migrations/index.js';
 import { CORE_MIGRATIONS_TABLE, migrateLatest, pendingMigrations } from './db/migrator.js';
 import { GroupCommit } from './db/group-commit.js';
@@ -69,6 +70,8 @@ export class Kernel {
     readonly secrets: SecretBox,
     readonly scheduler: Scheduler,
     readonly security: SecurityCore,
+    /** SQLite: the WAL checkpoints off the event loop (undefined on MySQL/MariaDB or when it could not start). */
+    readonly checkpointer: WalCheckpointer | undefined,
   ) {}
 
   static async boot(options: BootOptions): Promise<Kernel> {
@@ -79,9 +82,11 @@ export class Kernel {
 
     const db = openDatabase({ url: config.database.url, dataDir: config.dataDir, pool: config.database.pool });
     let app: FastifyInstance | undefined;
+    let checkpointer: WalCheckpointer | undefined;
     try {
       const applied = await migrateLatest(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE);
       logger.info({ database: db.displayUrl, applied }, 'database ready');
+      if (db.filename !== undefined) checkpointer = await checkpointOffThread(db.knex, db.filename);
 
       const masterKey = await loadMasterKey({ fromEnvOrConfig: config.secrets.masterKey, dataDir: config.dataDir });
       const secrets = new SecretBox(masterKey.key);
@@ -196,10 +201,11 @@ export class Kernel {
       // Jobs start last: every definition (core and plugins) is in place before the first poll.
       if (starting && config.scheduler.enabled) await scheduler.start();
 
-      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler, security);
+      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler, security, checkpointer);
       return kernel;
     } catch (err) {
       await app?.close().catch(() => undefined);
+      await checkpointer?.stop();
       await db.knex.destroy().catch(() => undefined);
       throw err;
     }
@@ -232,6 +238,7 @@ export class Kernel {
       }
       await this.scheduler.stop();
       await this.plugins.stop();
+      await this.checkpointer?.stop();
       await this.db.knex.destroy();
       this.logger.info('stopped');
       this.logger.flush();

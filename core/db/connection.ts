@@ -17,6 +17,8 @@ export interface Database {
   engine: DatabaseEngine;
   /** For logs: the URL with any password removed. */
   displayUrl: string;
+  /** SQLite: the database file. */
+  filename?: string;
 }
 
 /** Rows ANALYZE samples per index on SQLite (PRAGMA analysis_limit). */
@@ -24,7 +26,10 @@ const ANALYSIS_LIMIT = 1000;
 /** How often SQLite's planner statistics are refreshed (PRAGMA optimize). */
 const OPTIMIZE_EVERY_MS = 60 * 60_000;
 
-/** WAL pages between automatic checkpoints (4 KiB pages: a WAL of up to about 16 MiB). */
+/**
+ * WAL pages between automatic checkpoints (4 KiB pages: a WAL of up to about 16 MiB). The kernel raises it once
+ * its checkpoint worker runs (core/db/wal-checkpointer.ts); tools and tests opening the file keep this.
+ */
 const WAL_AUTOCHECKPOINT = 4000;
 
 /**
@@ -122,7 +127,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       else live.raw('PRAGMA optimize').catch(() => clearInterval(timer));
     }, OPTIMIZE_EVERY_MS);
     timer.unref();
-    return { knex, engine: 'sqlite', displayUrl: `sqlite:${filename}` };
+    return { knex, engine: 'sqlite', displayUrl: `sqlite:${filename}`, filename };
   }
   const parsed = new URL(url.replace(/^mariadb:/, 'mysql:'));
   const knex = knexFactory({
