@@ -10,9 +10,11 @@ const KV_EXPIRY_EVERY_MS = 60 * 60_000;
 /** Rows per DELETE: short statements, so a large backlog never holds the write lock for long. */
 const KV_EXPIRY_BATCH = 1_000;
 
-// SQLite has no DELETE … LIMIT (unless compiled in); MySQL/MariaDB refuse LIMIT in an IN subquery.
+// SQLite has no DELETE … LIMIT (unless compiled in); MySQL/MariaDB refuse LIMIT in an IN subquery. The MySQL
+// form names its rows by a total order (expiry, then the primary key): a DELETE … LIMIT without ORDER BY is
+// "unsafe" for statement-based replication (a replica could delete other rows of a batch).
 const DELETE_EXPIRED_SQLITE = 'delete from `plugin_kv` where rowid in (select rowid from `plugin_kv` where `expires_at` <= ? limit ?)';
-const DELETE_EXPIRED_MYSQL = 'delete from `plugin_kv` where `expires_at` <= ? limit ?';
+const DELETE_EXPIRED_MYSQL = 'delete from `plugin_kv` where `expires_at` <= ? order by `expires_at`, `plugin_id`, `tenant`, `key` limit ?';
 
 /** Deletes every plugin kv value that expired at or before `now`, `batch` rows per statement; answers how many. */
 export async function deleteExpiredKv(knex: Knex, now: number, batch = KV_EXPIRY_BATCH): Promise<number> {

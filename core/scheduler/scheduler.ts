@@ -126,7 +126,7 @@ export class Scheduler implements JobsFacade {
 
   async start(): Promise<void> {
     if (this.running) return;
-    this.backend.repository.reopen();
+    this.backend.resume();
     await this.agenda.start();
     this.running = true;
   }
@@ -146,7 +146,7 @@ export class Scheduler implements JobsFacade {
     await this.agenda.drain({ timeout: this.options.stopTimeoutMs, closeConnection: false });
     await this.agenda.stop(false);
     // The queue filling Agenda was in the middle of ends before the owner may close the pool.
-    await this.backend.repository.close();
+    await this.backend.quiesce();
     // Agenda keeps the locks of jobs still running (they would expire only after their lock lifetime);
     // this node is going away, so hand them back now. A one-off job is due again at once: its run did
     // not finish.

@@ -43,6 +43,19 @@ export class KnexBackend implements AgendaBackend {
     }
   }
 
+  /**
+   * Before the owner closes the pool: the queue filling Agenda is in the middle of ends, and none starts after
+   * it (a statement reaching a destroyed pool would wait there for its acquire timeout).
+   */
+  quiesce(): Promise<void> {
+    return this.repository.close();
+  }
+
+  /** After quiesce(): queue filling allowed again (a scheduler started again). */
+  resume(): void {
+    this.repository.reopen();
+  }
+
   /** Nothing to close: the pool belongs to the caller. */
   async disconnect(): Promise<void> {}
 }
