@@ -133,6 +133,19 @@ export class CertificateRepository {
     return row ? (await this.objectsOf(tenant, [row], null, db))[0]! : null;
   }
 
+  /**
+   * How many certificates with holder id `holderId` are currently valid (status valid: not revoked, not
+   * expired), in the tenant and, of those, in `profile`: a request's globalHolderIdCount / profileHolderIdCount
+   * (client-compat §2.5), what an approver weighs. One statement on the (tenant, holder_id) index.
+   */
+  async validCountsByHolder(tenant: string, holderId: string, profile: string | null, db: Db = this.knex): Promise<{ global: number; profile: number }> {
+    const row = (await db('inv_certificates')
+      .where({ tenant, holder_id: holderId, revoked: false })
+      .where('not_after', '>', this.clock())
+      .select(db.raw('count(*) as ??', ['global']), db.raw('coalesce(sum(case when ?? = ? then 1 else 0 end), 0) as ??', ['profile', profile ?? '', 'in_profile']))) as { global: number | string; in_profile: number | string }[];
+    return { global: Number(row[0]?.global ?? 0), profile: profile === null ? 0 : Number(row[0]?.in_profile ?? 0) };
+  }
+
   async getByThumbprint(tenant: string, sha1hex: string, db: Db = this.knex): Promise<CertificateObject | null> {
     const row = (await db('inv_certificates').where({ tenant, thumbprint: sha1hex.toLowerCase() }).first()) as CertificateRow | undefined;
     return row ? (await this.objectsOf(tenant, [row], null, db))[0]! : null;

@@ -17,7 +17,7 @@ export type RequestWorkflow = (typeof REQUEST_WORKFLOWS)[number];
  * The stored part of the request object of client-compat §2.5. The keys v2 Go requires (`_id`, module,
  * workflow, status, profile, template, holderId, registrationDate, lastModificationDate, removeAt) are
  * always present, null when unset; labels, metadata, retryCount and dryRun too; other keys are left out
- * when unset. certificate / certificatePem, pkcs12, password, the holder counts, triggerResults and
+ * when unset. certificate / certificatePem, pkcs12, password, the holder counts (GET), triggerResults and
  * permissions are not stored here: the routes add them.
  */
 export interface RequestObject {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { buildCsr } from '../../core/pki/csr/build.js';
+import { selfSignedCertificate } from '../../core/pki/issue/self-signed.js';
 import { decodePkcs12 } from '../../core/pki/pkcs12/decode.js';
 import { ADMIN_HEADERS, bootKernel, ENROLLMENT_BOOTSTRAP } from '../helpers/kernel.js';
 import { caller, createPrincipal } from '../helpers/security.js';
@@ -381,4 +382,34 @@ t.test('search, aggregate, csv, dictionary, profiles', async (t) => {
   const usable = await as('GET', '/api/v1/requests/profiles?module=webra&workflow=enroll');
   t.equal(usable.statusCode, 200);
   t.same(usable.json().map((p: Json) => p.name), ['default']);
+});
+
+t.test("GET a request: globalHolderIdCount / profileHolderIdCount count its holder's valid certificates", async (t) => {
+  await profile('holder-counts', {});
+  const cn = 'holder-counts.example.com';
+  const enroll = (profileName: string, name = cn): Promise<Json> =>
+    submit(t, admin, { module: 'webra', workflow: 'enroll', profile: profileName, template: { csr: csrFor(name, [name]) } });
+  const first = await enroll('default');
+  const second = await enroll('default');
+  await enroll('holder-counts');
+  await enroll('default', 'someone-else.example.com');
+  const revoked = await enroll('default');
+  await submit(t, admin, { workflow: 'revoke', certificateId: revoked.certificateId, revocationReason: 'superseded' });
+  // An expired certificate of the same holder, imported into the inventory.
+  const key = ecKey();
+  const expired = selfSignedCertificate(key, { subject: `CN=${cn}`, validityDays: 30, basicConstraints: { ca: false } }, { clock: () => Date.now() - 400 * 86_400_000 });
+  const imported = await admin('POST', '/api/v1/certificates/', { certificate: pemOf(expired, 'CERTIFICATE'), profile: 'default', holderId: cn });
+  t.equal(imported.statusCode, 201, imported.body);
+
+  for (const id of [first._id, second._id]) {
+    const res = await admin('GET', `/api/v1/requests/${id}`);
+    t.equal(res.statusCode, 200);
+    const body = res.json();
+    checkRequest(t, body, 'GET');
+    t.equal(body.holderId, cn);
+    t.equal(body.globalHolderIdCount, 3, 'valid in the tenant: two in default, one in holder-counts (not the revoked, not the expired, not another holder)');
+    t.equal(body.profileHolderIdCount, 2, 'valid in its profile, default');
+  }
+  const other = await admin('GET', `/api/v1/requests/${revoked._id}`);
+  t.equal(other.json().globalHolderIdCount, 3, "a revocation's own certificate no longer counts");
 });

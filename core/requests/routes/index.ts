@@ -33,6 +33,8 @@ const requestObjectSchema = {
     profile: { type: ['string', 'null'] },
     template: { type: 'object', additionalProperties: true },
     holderId: { type: ['string', 'null'] },
+    globalHolderIdCount: { type: 'integer', description: 'GET: certificates of this holder id currently valid, in the tenant' },
+    profileHolderIdCount: { type: 'integer', description: "GET: certificates of this holder id currently valid, in the request's profile" },
     registrationDate: { type: 'integer' },
     lastModificationDate: { type: 'integer' },
     removeAt: { type: ['integer', 'null'] },
@@ -144,7 +146,7 @@ export async function registerRequests(app: FastifyInstance, services: CoreServi
     config,
     schema: {
       tags,
-      summary: 'A request, with what the caller may do with it (permissions); one-time values read once by the requester',
+      summary: 'A request, with what the caller may do with it (permissions), its holder\'s valid certificates (globalHolderIdCount, profileHolderIdCount); one-time values read once by the requester',
       params: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: ID_PATTERN } } },
       response: { 200: requestObjectSchema },
     },

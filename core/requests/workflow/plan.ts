@@ -45,6 +45,9 @@ export type RequestAnswer = RequestObject & {
   pkcs12?: { value: string };
   password?: { value: string };
   permissions?: Record<string, boolean>;
+  /** GET only, when the request has a holder id: its currently valid certificates, in the tenant and in the profile. */
+  globalHolderIdCount?: number;
+  profileHolderIdCount?: number;
 };
 
 export const WORKFLOW_CODE: Record<Workflow, 'WEBRA-ENROLL-002' | 'WEBRA-RENEW-002' | 'WEBRA-REVOKE-002' | 'WEBRA-UPDATE-002' | 'WEBRA-MIGRATE-002' | 'WEBRA-RECOVER-002' | 'WEBRA-IMPORT-002'> = {

@@ -648,6 +648,11 @@ export class RequestWorkflows {
     const own = stored.request.requester === principal.identifier;
     const decide = pending && rights.approve && (!own || Boolean(profile?.authorizations.selfApproval));
     answer.permissions = { approve: decide, deny: decide, cancel: pending && (own || rights.approve) };
+    if (stored.request.holderId) {
+      const counts = await this.services.inventory.repository.validCountsByHolder(request.tenant, stored.request.holderId, stored.request.profile);
+      answer.globalHolderIdCount = counts.global;
+      answer.profileHolderIdCount = counts.profile;
+    }
     return answer;
   }
 
