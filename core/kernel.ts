@@ -86,7 +86,7 @@ export class Kernel {
     try {
       const applied = await migrateLatest(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE);
       logger.info({ database: db.displayUrl, applied }, 'database ready');
-      if (db.filename !== undefined) checkpointer = await checkpointOffThread(db.knex, db.filename);
+      if (db.filename !== undefined) checkpointer = await checkpointOffThread(db.knex, db.filename, logger.child({ component: 'database' }));
 
       const masterKey = await loadMasterKey({ fromEnvOrConfig: config.secrets.masterKey, dataDir: config.dataDir });
       const secrets = new SecretBox(masterKey.key);

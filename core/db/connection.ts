@@ -30,7 +30,7 @@ const OPTIMIZE_EVERY_MS = 60 * 60_000;
  * WAL pages between automatic checkpoints (4 KiB pages: a WAL of up to about 16 MiB). The kernel raises it once
  * its checkpoint worker runs (core/db/wal-checkpointer.ts); tools and tests opening the file keep this.
  */
-const WAL_AUTOCHECKPOINT = 4000;
+export const WAL_AUTOCHECKPOINT = 4000;
 
 /**
  * SQLite's page cache (KiB; the default is 2 MiB). An enrollment touches pages of a dozen tables and their

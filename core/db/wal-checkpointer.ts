@@ -8,8 +8,8 @@
  * block, the writer or the readers) every `everyMs`. The kernel's own connection keeps its automatic
  * checkpoint, at a higher threshold, as the safety net: the WAL is rewound only by a writer that finds every
  * frame copied, which a PASSIVE checkpoint racing a steady writer seldom leaves it; the remainder it then copies
- * is what the worker has not, usually little. If the worker cannot start or dies, the automatic checkpoint
- * alone goes on, as without it.
+ * is what the worker has not, usually little. If the worker cannot start, the automatic checkpoint stays as it
+ * was; if it dies, the kernel's threshold goes back to the usual one (WAL_AUTOCHECKPOINT) with a warning.
  *
  * The worker is plain JS (the TypeScript loader is not registered in worker threads on Node 20) and loads the
  * same better-sqlite3 the kernel uses, by its resolved path.
@@ -17,6 +17,8 @@
 import type { Knex } from 'knex';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { WAL_AUTOCHECKPOINT } from './connection.js';
 
 /**
  * How often the worker checkpoints. Each pass copies every page the WAL changed since the last once, however
@@ -67,11 +69,15 @@ export class WalCheckpointer {
   readonly stats: CheckpointStats = { passes: 0, lastCheckpointed: 0, lastLog: 0 };
   private worker: Worker | undefined;
   private exited: Promise<void> = Promise.resolve();
+  private dead = false;
 
   private constructor() {}
 
-  /** A worker checkpointing `filename` every `everyMs`; undefined when it cannot start (SQLite checkpoints alone). */
-  static start(filename: string, everyMs: number): WalCheckpointer | undefined {
+  /**
+   * A worker checkpointing `filename` every `everyMs`; undefined when it cannot start (SQLite checkpoints
+   * alone). `onDeath` hears of a worker that ended without stop() (with its error, when it had one).
+   */
+  static start(filename: string, everyMs: number, onDeath?: (err: Error | undefined) => void): WalCheckpointer | undefined {
     const checkpointer = new WalCheckpointer();
     try {
       const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -83,10 +89,13 @@ export class WalCheckpointer {
         checkpointer.stats.lastCheckpointed = m.checkpointed;
         checkpointer.stats.lastLog = m.log;
       });
-      worker.on('error', () => undefined);
+      let failure: Error | undefined;
+      worker.on('error', (err) => (failure = err));
       checkpointer.exited = new Promise((resolve) =>
         worker.once('exit', () => {
           checkpointer.dead = true;
+          // stop() forgets the worker first: an exit it did not ask for is a death.
+          if (checkpointer.worker === worker) onDeath?.(failure);
           resolve();
         }),
       );
@@ -102,8 +111,6 @@ export class WalCheckpointer {
     return this.worker !== undefined && !this.dead;
   }
 
-  private dead = false;
-
   /** Closes the worker's connection and waits for the thread to end. */
   async stop(): Promise<void> {
     const worker = this.worker;
@@ -116,15 +123,23 @@ export class WalCheckpointer {
 
 /**
  * The kernel's SQLite database checkpointed by a worker: started, then the connection's automatic checkpoint
- * moved to the safety net. Undefined when the worker cannot start: SQLite's own checkpoint stays as it was.
+ * moved to the safety net. Undefined when the worker cannot start: SQLite's own checkpoint stays as it was. A
+ * worker that dies later is logged, and the usual threshold comes back (after the raise, if it was under way).
  */
-export async function checkpointOffThread(knex: Knex, filename: string): Promise<WalCheckpointer | undefined> {
-  const checkpointer = WalCheckpointer.start(filename, CHECKPOINT_EVERY_MS);
+export async function checkpointOffThread(knex: Knex, filename: string, logger: Logger, everyMs = CHECKPOINT_EVERY_MS): Promise<WalCheckpointer | undefined> {
+  let raised: Promise<unknown> = Promise.resolve();
+  const checkpointer = WalCheckpointer.start(filename, everyMs, (err) => {
+    logger.warn({ err }, 'the WAL checkpoint worker ended: SQLite checkpoints on the event loop again');
+    void raised.then(() => knex.raw(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT}`)).catch(() => undefined);
+  });
   if (!checkpointer) return undefined;
-  try {
-    // One connection (pool max 1): these pragmas hold for every statement the kernel runs.
+  // One connection (pool max 1): these pragmas hold for every statement the kernel runs.
+  raised = (async () => {
     await knex.raw(`PRAGMA wal_autocheckpoint = ${SAFETY_NET_FRAMES}`);
     await knex.raw(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  })();
+  try {
+    await raised;
     return checkpointer;
   } catch (err) {
     await checkpointer.stop();

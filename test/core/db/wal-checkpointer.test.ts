@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { openDatabase } from '../../../core/db/connection.js';
-import { SAFETY_NET_FRAMES, WAL_SIZE_LIMIT_BYTES, WalCheckpointer } from '../../../core/db/wal-checkpointer.js';
-import { bootKernel } from '../../helpers/kernel.js';
+import pino from 'pino';
+import { WAL_AUTOCHECKPOINT } from '../../../core/db/connection.js';
+import { checkpointOffThread, SAFETY_NET_FRAMES, WAL_SIZE_LIMIT_BYTES, WalCheckpointer } from '../../../core/db/wal-checkpointer.js';
+import { bootKernel, LogCapture } from '../../helpers/kernel.js';
 
 /**
  * SQLite's WAL checkpoints run on a worker thread (core/db/wal-checkpointer.ts): the database file gets the
@@ -12,9 +14,9 @@ import { bootKernel } from '../../helpers/kernel.js';
  * the database file itself (a copy of the file alone, without its -wal, has them).
  */
 
-const until = async (what: string, ok: () => boolean, ms = 10_000): Promise<void> => {
+const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => {
   const deadline = Date.now() + ms;
-  while (!ok()) {
+  while (!(await ok())) {
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -77,6 +79,23 @@ t.test('a worker that cannot open its database ends, and stopping it still answe
   await until('the worker ended', () => !checkpointer!.running);
   t.equal(checkpointer!.stats.passes, 0, 'no pass');
   t.notOk(existsSync(join(dir, 'missing.db')), 'no database file was created');
+  await checkpointer!.stop();
+});
+
+t.test("a worker that dies is logged, and the connection's own checkpoint threshold comes back", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cw-wal-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = openDatabase({ url: null, dataDir: dir, pool: { min: 1, max: 1 } });
+  t.teardown(() => db.knex.destroy());
+  const capture = new LogCapture();
+  const threshold = async (): Promise<number> => ((await db.knex.raw('PRAGMA wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0]!.wal_autocheckpoint;
+  // The worker is pointed at a file that is not there: it dies at once, after or during the raise.
+  const checkpointer = await checkpointOffThread(db.knex, join(dir, 'gone.db'), pino({ level: 'warn' }, capture), 20);
+  t.ok(checkpointer, 'started');
+  await until('the worker ended', () => !checkpointer!.running);
+  await until('the threshold back', async () => (await threshold()) === WAL_AUTOCHECKPOINT);
+  t.equal(await threshold(), WAL_AUTOCHECKPOINT, `back to ${WAL_AUTOCHECKPOINT} frames`);
+  t.match(capture.text, /WAL checkpoint worker ended/, 'and a warning says so');
   await checkpointer!.stop();
 });
 
