@@ -82,6 +82,7 @@ function checkSize(decoded: DecodedInput): DecodedInput {
 /** PEM text of DER bytes under a label, 64 characters per line. */
 export function toPem(der: Uint8Array, label = 'CERTIFICATE'): string {
   const b64 = Buffer.from(der.buffer, der.byteOffset, der.length).toString('base64');
-  const lines = b64.match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+  let body = '';
+  for (let i = 0; i < b64.length; i += 64) body += `${b64.slice(i, i + 64)}\n`;
+  return `-----BEGIN ${label}-----\n${body}-----END ${label}-----\n`;
 }

@@ -58,6 +58,7 @@ export function encodeName(attributes: readonly NameAttribute[]): Uint8Array {
 
 /** Splits at unescaped `sep`. */
 function splitUnescaped(text: string, sep: string): string[] {
+  if (!text.includes('\\')) return text.split(sep);
   const out: string[] = [];
   let current = '';
   for (let i = 0; i < text.length; i++) {
@@ -75,6 +76,8 @@ function splitUnescaped(text: string, sep: string): string[] {
 
 /** RFC 4514 §3 value unescaping: `\,` and `\HH` (UTF-8 bytes). */
 function unescapeValue(raw: string): string {
+  // Most values hold no escape (a byte-wise decode of each would be garbage for the GC on the issue path).
+  if (!raw.includes('\\')) return raw;
   const bytes: number[] = [];
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
