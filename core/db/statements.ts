@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isMysql } from './dialect.js';
 
 type Db = Knex | Knex.Transaction;
 export type Row = Record<string, unknown>;
@@ -125,24 +126,74 @@ export async function runWrite(db: Db, sql: string, bindings: readonly unknown[]
   return Number(info?.affectedRows ?? info?.changes ?? 0);
 }
 
-/** Inserts `rows` (one statement; the columns are the union of the rows' keys, a missing value NULL). */
+/** SQLite's limit on bound variables per statement (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
+const SQLITE_MAX_VARIABLES = 32_766;
+/** Rows per statement on MySQL/MariaDB at most (the packet budget usually decides first). */
+const MYSQL_MAX_ROWS = 1000;
+/** Characters of values per MySQL statement, by server (a transaction shares its knex's config object). */
+const packetBudgets = new WeakMap<object, Promise<number>>();
+
+/**
+ * Characters of values per MySQL statement: a quarter of max_allowed_packet (UTF-8 and escaping can triple a
+ * value; mysql2 inlines values in the statement it sends), at most 8 MiB; 256 KiB when the server does not say.
+ */
+function packetBudget(db: Db): Promise<number> {
+  const key = db.client.config as object;
+  let budget = packetBudgets.get(key);
+  if (budget === undefined) {
+    budget = (async () => {
+      try {
+        const [rows] = (await db.raw('select @@max_allowed_packet as m')) as [{ m: number | string }[]];
+        const packet = Number(rows[0]?.m ?? 0);
+        return packet > 0 ? Math.min(packet / 4, 8 * 1024 * 1024) : 256 * 1024;
+      } catch {
+        return 256 * 1024;
+      }
+    })();
+    packetBudgets.set(key, budget);
+  }
+  return budget;
+}
+
+/**
+ * Inserts `rows` (values in `columns` order; undefined is NULL) with multi-row INSERTs, as few as SQLite's
+ * bound-variable limit and, on MySQL/MariaDB, the packet budget allow.
+ */
+export async function insertValues(db: Db, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void> {
+  if (rows.length === 0) return;
+  const mysql = isMysql(db);
+  const maxRows = mysql ? MYSQL_MAX_ROWS : Math.max(1, Math.floor(SQLITE_MAX_VARIABLES / columns.length));
+  const budget = mysql ? await packetBudget(db) : Infinity;
+  for (let start = 0; start < rows.length; ) {
+    let end = start;
+    let size = 0;
+    while (end < rows.length && end - start < maxRows) {
+      if (budget !== Infinity) {
+        let rowSize = 16;
+        for (const v of rows[end]!) rowSize += typeof v === 'string' ? v.length + 4 : 12;
+        if (end > start && size + rowSize > budget) break;
+        size += rowSize;
+      }
+      end++;
+    }
+    const count = end - start;
+    const sql = textOf(`i\u0000${table}\u0000${count}\u0000${columns.join(',')}`, () => {
+      const tuple = `(${columns.map(() => '?').join(', ')})`;
+      return `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${new Array(count).fill(tuple).join(', ')}`;
+    });
+    const bindings: unknown[] = [];
+    for (let i = start; i < end; i++) for (const v of rows[i]!) bindings.push(v === undefined ? null : v);
+    await runWrite(db, sql, bindings);
+    start = end;
+  }
+}
+
+/** Inserts `rows` (insertValues; the columns are the union of the rows' keys, a missing value NULL). */
 export async function insertRows(db: Db, table: string, rows: object | readonly object[]): Promise<void> {
   const list = (Array.isArray(rows) ? rows : [rows]) as readonly Row[];
   if (list.length === 0) return;
-  const direct = await directOf(db);
-  if (!direct) {
-    checked(table, ...list.flatMap((r) => Object.keys(r)));
-    await db(table).insert(list as Row[]);
-    return;
-  }
   const columns = list.length === 1 ? Object.keys(list[0]!) : [...new Set(list.flatMap((r) => Object.keys(r)))];
-  const sql = textOf(`i\u0000${table}\u0000${list.length}\u0000${columns.join(',')}`, () => {
-    const tuple = `(${columns.map(() => '?').join(', ')})`;
-    return `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${new Array(list.length).fill(tuple).join(', ')}`;
-  });
-  const bindings: unknown[] = [];
-  for (const r of list) for (const c of columns) bindings.push(r[c]);
-  await direct.run(sql, bindings);
+  await insertValues(db, table, columns, list.map((r) => columns.map((c) => r[c])));
 }
 
 /** `update table set … where …` (equalities); answers the rows changed. */

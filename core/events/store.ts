@@ -81,8 +81,6 @@ export const rowOfEvent = (e: StoredEvent): EventRow => ({
  */
 /** Most appends one group commit carries (bounds the transaction and the wait of the last one in). */
 const MAX_GROUP = 256;
-/** Rows per INSERT: 13 bound values each, far below SQLite's and MySQL's placeholder limits. */
-const INSERT_CHUNK = 100;
 
 export class EventStore {
   /**
@@ -280,7 +278,7 @@ export class EventStore {
 
   /** The rows, and the head they end at. */
   private async writeRows(trx: Knex.Transaction, rows: readonly EventRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await insertRows(trx, 'events', rows.slice(i, i + INSERT_CHUNK));
+    await insertRows(trx, 'events', rows);
     const last = rows[rows.length - 1]!;
     await updateWhere(trx, 'event_chain', { id: 1 }, { seq: last.seq, hash: last.hash });
   }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isMysql } from '../db/dialect.js';
 import { isId, newId } from '../db/ids.js';
-import { runWrite } from '../db/statements.js';
+import { insertValues } from '../db/statements.js';
 import { isUniqueViolation } from '../db/unique.js';
 import { ProblemError } from '../errors/index.js';
 import type { CertificateInfo, SubjectAlternateName } from '../pki/x509/model.js';
@@ -20,10 +20,6 @@ type Db = Knex | Knex.Transaction;
 
 /** Certificates written per transaction by insertMany. */
 export const INSERT_BATCH = 1000;
-/** SQLite's limit on bound variables per statement (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
-const SQLITE_MAX_VARIABLES = 32766;
-/** Rows per statement on MySQL at most (the packet budget usually decides first). */
-const MYSQL_MAX_ROWS = 1000;
 /** Certificate ids per `IN (…)` of the side-table reads. */
 const IN_CHUNK = 2000;
 
@@ -59,7 +55,6 @@ const byKey = (a: KeyValue, b: KeyValue): number => (a.key < b.key ? -1 : a.key 
  */
 export class CertificateRepository {
   readonly labels: LabelStore;
-  private packetBudget: Promise<number> | undefined;
 
   constructor(
     readonly knex: Knex,
@@ -178,15 +173,15 @@ export class CertificateRepository {
       if (change.labels) {
         await this.labels.confirm(trx, tenant, change.labels);
         await trx('inv_certificate_labels').where({ tenant, certificate_id: key }).delete();
-        await this.insertRows(trx, 'inv_certificate_labels', KEY_VALUES, change.labels.map((l) => [key, tenant, l.key, l.value]));
+        await insertValues(trx, 'inv_certificate_labels', KEY_VALUES, change.labels.map((l) => [key, tenant, l.key, l.value]));
       }
       if (change.metadata) {
         await trx('inv_certificate_metadata').where({ tenant, certificate_id: key }).delete();
-        await this.insertRows(trx, 'inv_certificate_metadata', KEY_VALUES, change.metadata.map((m) => [key, tenant, m.key, m.value]));
+        await insertValues(trx, 'inv_certificate_metadata', KEY_VALUES, change.metadata.map((m) => [key, tenant, m.key, m.value]));
       }
       for (const { group, rows } of change.facets) {
         await trx('inv_certificate_facets').where({ tenant, certificate_id: key }).whereIn('facet', [...FACET_GROUPS[group]]).delete();
-        await this.insertRows(trx, 'inv_certificate_facets', FACETS, rows.map((f) => [key, tenant, f.facet, f.value]));
+        await insertValues(trx, 'inv_certificate_facets', FACETS, rows.map((f) => [key, tenant, f.facet, f.value]));
       }
       return (await this.get(tenant, key, trx))!;
     };
@@ -341,56 +336,12 @@ export class CertificateRepository {
       for (const l of r.metadata) metadata.push([r.id, tenant, l.key, l.value]);
       for (const f of r.facets) facets.push([r.id, tenant, f.facet, f.value]);
     }
-    await this.insertRows(trx, 'inv_certificates', MAIN, main);
-    await this.insertRows(trx, 'inv_certificate_documents', DOCUMENTS, documents);
-    await this.insertRows(trx, 'inv_certificate_sans', SANS, sans);
-    await this.insertRows(trx, 'inv_certificate_labels', KEY_VALUES, labels);
-    await this.insertRows(trx, 'inv_certificate_metadata', KEY_VALUES, metadata);
-    await this.insertRows(trx, 'inv_certificate_facets', FACETS, facets);
-  }
-
-  /**
-   * Multi-row INSERTs of `rows` (values in `columns` order), cut to stay under SQLite's bound-variable
-   * limit and, on MySQL, well under max_allowed_packet (values are inlined by the driver).
-   */
-  private async insertRows(db: Db, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
-    if (rows.length === 0) return;
-    const mysql = isMysql(db);
-    const q = mysql ? '`' : '"';
-    const head = `insert into ${q}${table}${q} (${columns.map((c) => `${q}${c}${q}`).join(', ')}) values `;
-    const tuple = `(${columns.map(() => '?').join(', ')})`;
-    const maxRows = mysql ? MYSQL_MAX_ROWS : Math.floor(SQLITE_MAX_VARIABLES / columns.length);
-    const budget = mysql ? await this.mysqlBudget(db) : Infinity;
-    let start = 0;
-    while (start < rows.length) {
-      let end = start;
-      let size = 0;
-      while (end < rows.length && end - start < maxRows) {
-        let rowSize = 16;
-        for (const v of rows[end]!) rowSize += typeof v === 'string' ? v.length + 4 : 12;
-        if (end > start && size + rowSize > budget) break;
-        size += rowSize;
-        end++;
-      }
-      const bindings: unknown[] = [];
-      for (let i = start; i < end; i++) for (const v of rows[i]!) bindings.push(v === undefined ? null : v);
-      await runWrite(db, head + new Array(end - start).fill(tuple).join(', '), bindings);
-      start = end;
-    }
-  }
-
-  /** Characters of values per MySQL statement: a quarter of max_allowed_packet (UTF-8 and escaping can triple a value), at most 8 MiB. */
-  private mysqlBudget(db: Db): Promise<number> {
-    this.packetBudget ??= (async () => {
-      try {
-        const [rows] = (await db.raw('select @@max_allowed_packet as m')) as [{ m: number | string }[]];
-        const packet = Number(rows[0]?.m ?? 0);
-        return packet > 0 ? Math.min(packet / 4, 8 * 1024 * 1024) : 256 * 1024;
-      } catch {
-        return 256 * 1024;
-      }
-    })();
-    return this.packetBudget;
+    await insertValues(trx, 'inv_certificates', MAIN, main);
+    await insertValues(trx, 'inv_certificate_documents', DOCUMENTS, documents);
+    await insertValues(trx, 'inv_certificate_sans', SANS, sans);
+    await insertValues(trx, 'inv_certificate_labels', KEY_VALUES, labels);
+    await insertValues(trx, 'inv_certificate_metadata', KEY_VALUES, metadata);
+    await insertValues(trx, 'inv_certificate_facets', FACETS, facets);
   }
 }
 

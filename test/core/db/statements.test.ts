@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Knex } from 'knex';
 import t, { type Test } from 'tap';
 import { openDatabase } from '../../../core/db/connection.js';
-import { deleteWhere, firstWhere, insertRows, runWrite, updateWhere } from '../../../core/db/statements.js';
+import { deleteWhere, firstWhere, insertRows, insertValues, runWrite, updateWhere } from '../../../core/db/statements.js';
 import { isUniqueViolation } from '../../../core/db/unique.js';
 import { freshDatabaseUrl } from '../../helpers/database.js';
 
@@ -116,6 +116,29 @@ t.test('outside a transaction, or after it ended: through knex (autocommit, or i
   });
   await t.rejects(insertRows(ended!, 'probe', { id: 'late', kind: 'x', n: 1, flag: true }), 'an ended transaction takes no statement');
   t.same((await rowsOf(knex)).map((r) => r.id), ['a'], 'and nothing was written outside it');
+});
+
+t.test('many rows: as few INSERTs as the engine takes (SQLite bound variables; MySQL rows and packet size), none lost', async (t) => {
+  const { knex } = await probe(t);
+  const mysql = knex.client.config.client === 'mysql2';
+  const columns = ['id', 'kind', 'n', 'flag', 'note'];
+  // 7,000 rows of 5 values: 35,000 bound variables, over SQLite's 32,766 per statement; 7 × MySQL's 1,000 rows.
+  const many = Array.from({ length: 7000 }, (_, i) => [`r${String(i).padStart(5, '0')}`, 'bulk', i, i % 2 === 0, undefined]);
+  const statements = await knexStatements(knex, () => insertValues(knex, 'probe', columns, many));
+  t.equal(statements.length, mysql ? 7 : 2, mysql ? 'MySQL: 1,000 rows a statement' : 'SQLite: as many rows as 32,766 variables hold');
+  const rows = await rowsOf(knex);
+  t.equal(rows.length, 7000, 'every row written');
+  t.same(rows[6999], { id: 'r06999', kind: 'bulk', n: 6999, flag: false, note: null }, 'the last one whole, undefined as NULL');
+
+  // 150 values of 60,000 characters (a TEXT holds 65,535 bytes): 9 MB, more than a quarter of MySQL's
+  // max_allowed_packet in one statement (the test server's is 16 MiB).
+  const big = 'x'.repeat(60_000);
+  const large = Array.from({ length: 150 }, (_, i) => [`big${String(i).padStart(3, '0')}`, 'large', i, true, big]);
+  const bigStatements = await knexStatements(knex, () => insertValues(knex, 'probe', columns, large));
+  if (mysql) t.ok(bigStatements.length > 1, `MySQL: cut under the packet budget (${bigStatements.length} statements)`);
+  else t.equal(bigStatements.length, 1, 'SQLite: one statement');
+  const notes = (await knex('probe').where({ kind: 'large' }).select('note')) as { note: string }[];
+  t.same(notes.map((r) => r.note.length), Array(150).fill(big.length), 'every large value stored whole');
 });
 
 t.test('names that are not identifiers are refused, not quoted', async (t) => {
