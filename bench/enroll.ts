@@ -61,7 +61,6 @@ const TENANT = 'default';
 const REQUEST_TIMEOUT_MS = 30_000;
 const BOOTSTRAP_TIMEOUT_MS = 30_000;
 
-
 interface Csr {
   cn: string;
   der: Uint8Array;

@@ -163,7 +163,8 @@ export async function insertValues(db: Db, table: string, columns: readonly stri
   if (rows.length === 0) return;
   const mysql = isMysql(db);
   const maxRows = mysql ? MYSQL_MAX_ROWS : Math.max(1, Math.floor(SQLITE_MAX_VARIABLES / columns.length));
-  const budget = mysql ? await packetBudget(db) : Infinity;
+  // One row is one statement whatever its size: the hot single-row inserts neither wait for the budget nor size rows.
+  const budget = mysql && rows.length > 1 ? await packetBudget(db) : Infinity;
   for (let start = 0; start < rows.length; ) {
     let end = start;
     let size = 0;
