@@ -17,6 +17,7 @@ import { HostPolicy } from './http/host-policy.js';
 import { endpointsRoutes } from './http/routes/endpoints.js';
 import { healthRoutes } from './http/routes/health.js';
 import { licenseRoutes } from './http/routes/licenses.js';
+import { PRODUCT_VERSION } from './version.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger } from './log/logger.js';
@@ -171,7 +172,7 @@ export class Kernel {
       await security.registerRoutes(app);
       await app.register(healthRoutes, { readiness });
       await app.register(endpointsRoutes, { hostPolicy: currentPolicy });
-      await app.register(licenseRoutes, { modules: () => plugins.summaries() });
+      await app.register(licenseRoutes, { modules: () => plugins.summaries(), version: PRODUCT_VERSION });
       await app.register(openapiRoutes);
       const tasks = new TaskService(new TaskRepository(db.knex, clock), scheduler, provided.taskTypes, events, logger.child({ component: 'tasks' }), clock);
       tasks.defineJob();

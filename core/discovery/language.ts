@@ -35,7 +35,9 @@ export const DISCOVERY_EVENT_FIELDS: readonly FieldDefinition[] = [
   text('ip', 'ip', 'ip', 'IP address scanned or imported from', { sortable: true }),
   { name: 'port', type: 'number', storage: { kind: 'column', column: 'port' }, property: 'port', description: 'TCP port scanned', sortable: true, groupable: true },
   text('source', 'source', 'source', 'Where the certificate was found (file path, store, URL, …)'),
-  { name: 'date', type: 'date', storage: { kind: 'column', column: 'created_at' }, property: 'timestamp', description: 'When the service recorded the event', sortable: true },
+  // `timestamp` is Horizon's query name (the MCP server's HDQL); `date` stays for existing queries.
+  { name: 'timestamp', type: 'date', storage: { kind: 'column', column: 'created_at' }, property: 'timestamp', description: 'When the service recorded the event', sortable: true },
+  { name: 'date', type: 'date', storage: { kind: 'column', column: 'created_at' }, property: 'timestamp', description: 'When the service recorded the event (same as timestamp)', sortable: true },
   text('client.version', 'client_version', 'clientVersion', 'Version of the discovery client'),
   text('client.ip', 'client_ip', 'clientIp', 'Address the client reported from'),
   text('client.id', 'client_id', 'clientId', 'Principal that reported the event'),

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import type { DatabaseEngine } from '../db/connection.js';
 import { newId } from '../db/ids.js';
@@ -35,6 +36,10 @@ export interface EventRow {
   created_at: number | string;
   prev_hash: string;
   hash: string;
+  /** The node that wrote the row (not hashed; NULL before migration 0018). */
+  node?: string | null;
+  /** When the event may be purged, epoch ms; NULL: kept (not hashed). */
+  remove_at?: number | string | null;
 }
 
 /** knex's nested transactions (savepoints) name the transaction they are in. */
@@ -93,6 +98,8 @@ export class EventStore {
     private readonly knex: Knex,
     private readonly engine: DatabaseEngine,
     private readonly clock: () => number = Date.now,
+    /** Written with each event as `node` (Horizon's event object): this process, `host:pid` by default. */
+    private readonly node: string = `${hostname()}:${process.pid}`,
   ) {}
 
   /** The head each open transaction wrote last (it holds the head until it ends). */
@@ -250,7 +257,7 @@ export class EventStore {
       prevHash = eventHash(fields);
       stored.push({ ...fields, hash: prevHash });
     }
-    const rows = stored.map(rowOfEvent);
+    const rows = stored.map((e) => ({ ...rowOfEvent(e), node: this.node }));
     this.heads.set(trx, { seq, hash: prevHash });
     if (this.appended.size > 0) trx.executionPromise.then(() => this.notify(stored), () => undefined);
     // In a transaction of several works (GroupCommit), the events of all of them are written once, last.

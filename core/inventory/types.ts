@@ -72,7 +72,10 @@ export interface CertificateObject {
   escrowed: boolean;
   autoRenew?: boolean;
   crlSynchronized?: boolean;
+  /** Horizon's [{key, value}] text list (pki/views/extension-list.ts). */
   extensions?: unknown;
+  /** Every extension as the PKI toolkit decoded it. */
+  decodedExtensions?: unknown;
   grades?: unknown[];
   /** The worst grade over the grading policies (HCQL `grade`). */
   grade?: string;

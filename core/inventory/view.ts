@@ -1,4 +1,5 @@
-import type { SubjectAlternateName } from '../pki/x509/model.js';
+import { extensionList } from '../pki/views/extension-list.js';
+import type { DecodedExtensions, SubjectAlternateName } from '../pki/x509/model.js';
 import { DOCUMENT_COLUMNS, isDocumentColumn, MAIN_COLUMNS, type MainRow } from './record.js';
 import type { CertificateObject, KeyValue } from './types.js';
 
@@ -25,6 +26,12 @@ const num = (v: unknown): number | undefined =>
   v === null || v === undefined ? undefined : typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : Number(v as string);
 const bool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 1n;
 const str = (v: unknown): string | undefined => (v === null || v === undefined || v === '' ? undefined : typeof v === 'string' ? v : String(v));
+/** The stored decoded extensions as Horizon's [{key, value}] list (absent when nothing is stored). */
+function extensionsOf(decoded: unknown): { key: string; value: string }[] | undefined {
+  if (typeof decoded !== 'object' || decoded === null || !Array.isArray((decoded as DecodedExtensions).all)) return undefined;
+  return extensionList(decoded as DecodedExtensions);
+}
+
 function parsed(v: unknown): unknown {
   if (v === null || v === undefined || v === '') return undefined;
   if (typeof v !== 'string') return Buffer.isBuffer(v) ? parsed(v.toString('utf8')) : v;
@@ -70,7 +77,9 @@ const PROPERTIES: readonly (readonly [keyof CertificateObject, readonly (keyof M
   ['escrowed', ['escrowed'], (r) => ('escrowed' in r ? bool(r.escrowed) : undefined)],
   ['autoRenew', ['auto_renew'], (r) => ('auto_renew' in r ? bool(r.auto_renew) : undefined)],
   ['crlSynchronized', ['crl_synchronized'], (r) => ('crl_synchronized' in r ? bool(r.crl_synchronized) : undefined)],
-  ['extensions', ['extensions'], (r) => parsed(r.extensions)],
+  // Horizon's list of {key, value} text (the v2 Go client decodes an array); Certwright's decoding beside it.
+  ['extensions', ['extensions'], (r) => extensionsOf(parsed(r.extensions))],
+  ['decodedExtensions', ['extensions'], (r) => parsed(r.extensions)],
   ['grades', ['grades'], (r) => parsed(r.grades)],
   ['grade', ['grade'], (r) => str(r.grade)],
   ['thirdPartyData', ['third_party_data'], (r) => parsed(r.third_party_data)],
@@ -173,7 +182,12 @@ export const certificateObjectSchema = {
     escrowed: { type: 'boolean' },
     autoRenew: { type: 'boolean' },
     crlSynchronized: { type: 'boolean' },
-    extensions: {},
+    extensions: {
+      type: 'array',
+      description: "Horizon's extension list: {key, value} text, key an extension name (keyUsage, basicConstraints, …) or the OID of one not decoded (value: hex)",
+      items: { type: 'object', required: ['key', 'value'], properties: { key: { type: 'string' }, value: { type: 'string' } } },
+    },
+    decodedExtensions: { type: 'object', additionalProperties: true, description: 'Every extension as Certwright decodes it (as the x509 decoder answers)' },
     grades: localized,
     grade: { type: 'string' },
     thirdPartyData: localized,

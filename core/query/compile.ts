@@ -247,9 +247,10 @@ class Planner {
     const negative = negated !== (operator !== node.operator);
     const { values, regexes } = this.valuesOf(node, field, operator);
     const storage = field.storage;
-    if (storage.kind === 'column') {
-      const col = `${this.ctx.table}.${storage.column}`;
-      const hashed = storage.hashKey && field.type === 'string' ? `${this.ctx.table}.${storage.hashKey}` : undefined;
+    if (storage.kind === 'column' || storage.kind === 'json') {
+      // knex takes a Raw wherever it takes an identifier (`??`, where, whereNull): the JSON member is used as one.
+      const col = storage.kind === 'column' ? `${this.ctx.table}.${storage.column}` : (this.jsonMember(storage.column, key, node) as unknown as string);
+      const hashed = storage.kind === 'column' && storage.hashKey && field.type === 'string' ? `${this.ctx.table}.${storage.hashKey}` : undefined;
       this.charge(regexes.length + values.length * (hashed ? 2 : 1), node.offset);
       if (!negative) return this.condition(field, operator, col, values, regexes, { hashed });
       if (operator === 'exists') return field.type === 'string' ? (b) => void b.whereNull(col).orWhere(col, '') : (b) => void b.whereNull(col);
@@ -260,6 +261,21 @@ class Planner {
       return (b) => void b.whereNull(col).orWhereNot(positive);
     }
     return this.side(node, field, storage, key, operator, negative, values, regexes);
+  }
+
+  /**
+   * The text of member `key` of the JSON object in `column`, as a SQL expression (the path bound as a
+   * parameter). Keys are plain names, dotted for nested members: anything else is refused, so the path
+   * never carries quotes or wildcards.
+   */
+  private jsonMember(column: string, key: string | undefined, node: Extract<QueryNode, { kind: 'compare' }>): Knex.Raw {
+    const segments = (key ?? '').split('.');
+    if (segments.some((s) => !/^[A-Za-z0-9_-]{1,64}$/.test(s))) {
+      throw invalidQuery(`${node.field}.<key>: a key is letters, digits, _ and -, dotted for nested members`, { position: node.offset });
+    }
+    const path = `$${segments.map((s) => `."${s}"`).join('')}`;
+    const ref = `${this.ctx.table}.${column}`;
+    return this.mysql ? this.ctx.knex.raw('JSON_UNQUOTE(JSON_EXTRACT(??, ?))', [ref, path]) : this.ctx.knex.raw('json_extract(??, ?)', [ref, path]);
   }
 
   /** EXISTS (a side row of this main row [with this key] whose value satisfies the condition). */

@@ -50,6 +50,11 @@ export type FieldStorage =
   /** A column of the main table. `hashKey`: equality goes through this indexed sha256-hex column. */
   | { kind: 'column'; column: string; hashKey?: string }
   /**
+   * A member of a JSON object stored as text in a main-table column, named by the key of a parametric
+   * field (`detail.actorId`; dots go deeper). Not indexed: it narrows what other conditions select.
+   */
+  | { kind: 'json'; column: string }
+  /**
    * A side table joined by `certificate_id`-like foreign key (`EXISTS (…)`), one row per value.
    * `keyColumn`: for parametric fields (`label.<key>`) the column holding the key. `fixed`: constant
    * column values (a facet name). `lowercase`: values are stored lower-cased in `valueColumn`, so

@@ -16,6 +16,11 @@ export const REQUEST_ERRORS = {
   'WEBRA-ENROLL-002': { status: 400, title: 'Invalid enrollment', message: 'The enrollment request is not valid' },
   'WEBRA-ENROLL-006': { status: 400, title: 'Invalid CSR', message: 'Could not parse provided PEM' },
   'WEBRA-ENROLL-009': { status: 400, title: 'PKCS#12 password required', message: 'The profile asks the requester for the PKCS#12 password' },
+  'WEBRA-ENROLL-010': {
+    status: 400,
+    title: 'PKCS#12 password not allowed',
+    message: 'The profile generates the PKCS#12 password: the requester may not choose it (leave password out, or use a profile whose p12passwordMode is manual)',
+  },
   'WEBRA-RENEW-002': { status: 400, title: 'Invalid renewal', message: 'The renewal request is not valid' },
   'WEBRA-REVOKE-002': { status: 400, title: 'Invalid revocation', message: 'The revocation request is not valid' },
   'WEBRA-REVOKE-005': { status: 400, title: 'Certificate already revoked', message: 'Certificate is already revoked' },

@@ -4,7 +4,7 @@ import { ProblemError } from '../../errors/index.js';
 import type { CoreServices } from '../../services.js';
 import { registerEventAnalytics } from '../analytics/index.js';
 import { EVENT_LANGUAGE } from '../language.js';
-import { EVENT_PROPERTIES, eventObjectOf, eventObjectSchema } from './event-object.js';
+import { detailMember, EVENT_PROPERTIES, eventObjectOf, eventObjectSchema } from './event-object.js';
 import { registerTableSearch } from './table-search.js';
 
 /** The events capability's routes: events and discovery events search / CSV / get / dictionary, analytics. */
@@ -20,8 +20,9 @@ export async function registerEventRoutes(app: FastifyInstance, services: CoreSe
       permission: 'search:events',
       language: EVENT_LANGUAGE,
       properties: EVENT_PROPERTIES,
-      dateProperties: ['createdAt'],
+      dateProperties: ['timestamp', 'removeAt'],
       objectOf: eventObjectOf,
+      memberOf: (row, key) => detailMember(row.payload, key),
       objectSchema: eventObjectSchema,
       defaultSort: [{ column: 'seq', desc: true }],
       csvFilename: 'events.csv',

@@ -38,6 +38,11 @@ export interface TableSearchSpec {
   dateProperties: readonly string[];
   /** A row → the full result object. */
   objectOf: (row: TableRow) => Record<string, unknown>;
+  /**
+   * CSV columns of a parametric field (`detail.actorId`): the member's text from the row. Without it a
+   * parametric name in `fields` answers the field's whole property.
+   */
+  memberOf?: (row: TableRow, key: string) => string | undefined;
   /** JSON schema of a result object (GET :id answers it; search results are partial ones). */
   objectSchema: Record<string, unknown>;
   /** ORDER BY when the body has no sortedBy; must end in a unique key (stable pages, CSV keysets). */
@@ -62,6 +67,28 @@ export function projectionOf(spec: Pick<TableSearchSpec, 'language' | 'propertie
     out.add(property);
   }
   return [...out];
+}
+
+/**
+ * The CSV columns `fields` asks for: properties as for search results, and for a parametric field
+ * with a key (`detail.actorId`) a column of that name holding the member's text, when the spec can read
+ * members. Absent or empty: every property.
+ */
+function csvColumns(spec: Pick<TableSearchSpec, 'language' | 'properties' | 'memberOf'>, fields: readonly string[] | null | undefined): { name: string; member?: (row: TableRow) => string | undefined }[] {
+  if (!fields || fields.length === 0) return spec.properties.map((name) => ({ name }));
+  const memberOf = spec.memberOf;
+  // `_id` first, as in search results.
+  const columns: { name: string; member?: (row: TableRow) => string | undefined }[] = [{ name: '_id' }];
+  for (const f of fields) {
+    const resolved = spec.properties.includes(f) ? undefined : resolveElement(spec.language, f);
+    if (memberOf && resolved?.field.parametric && resolved.key) {
+      const key = resolved.key;
+      columns.push({ name: `${resolved.field.name}.${key}`, member: (row) => memberOf(row, key) });
+    } else {
+      for (const name of projectionOf(spec, [f])!) if (!columns.some((c) => c.name === name)) columns.push({ name });
+    }
+  }
+  return columns;
 }
 
 const pick = (object: Record<string, unknown>, properties: readonly string[] | null): Record<string, unknown> => {
@@ -115,7 +142,7 @@ export async function registerTableSearch(app: FastifyInstance, spec: TableSearc
     schema: { tags, summary: `Export the ${noun} a search matches as CSV (streamed)`, body: searchBodySchema, produces: ['text/csv'] },
     handler: async (request, reply) => {
       const body = request.body ?? {};
-      const properties = body.fields && body.fields.length > 0 ? projectionOf(spec, body.fields)! : [...spec.properties];
+      const columns = csvColumns(spec, body.fields);
       const keys = keysOf(body.sortedBy);
       const filtered = narrowed(request, body.query, clock());
       const batch = (cursor: TableRow | null): Promise<TableRow[]> => {
@@ -127,10 +154,10 @@ export async function registerTableSearch(app: FastifyInstance, spec: TableSearc
       // Read before the answer starts: a bad query or a database failure is still a problem+json answer.
       const first = await batch(null);
       const lines = () =>
-        keysetCsv(properties, first, CSV_BATCH, batch, (rows) =>
+        keysetCsv(columns.map((c) => c.name), first, CSV_BATCH, batch, (rows) =>
           rows.map((row) => {
             const object = spec.objectOf(row);
-            return `${properties.map((p) => csvObjectCell(object[p], dates.has(p))).join(',')}\r\n`;
+            return `${columns.map((c) => (c.member ? csvObjectCell(c.member(row) ?? null, false) : csvObjectCell(object[c.name], dates.has(c.name)))).join(',')}\r\n`;
           }),
         );
       return reply

@@ -39,6 +39,7 @@ export function applyGroupBy(qb: Knex.QueryBuilder, knex: Knex, language: QueryL
       return;
     }
     const storage = field.storage;
+    if (storage.kind !== 'side') throw invalid(`Cannot group by "${element}"`);
     if (!field.parametric || key === undefined || !storage.keyColumn) throw invalid(`Cannot group by "${element}": name a key (e.g. ${field.name}.<key>)`);
     const side = `s${i}`;
     qb.leftJoin(`${storage.table} as ${side}`, (join) => {

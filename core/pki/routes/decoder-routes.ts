@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
 import { parseCsrPem } from '../csr/parse.js';
-import { csrInfoSchema } from '../csr/schema.js';
+import { csrView, csrViewSchema } from '../views/csr.js';
 import type { PkiRouteContext } from '../index.js';
 import { parseCertificatePem } from '../x509/parse.js';
-import { certificateInfoSchema } from '../x509/schema.js';
+import { certificateView, certificateViewSchema } from '../views/x509.js';
+import { acceptMultipart } from './multipart-body.js';
 import { bodyObject } from './request-body.js';
 
 const tags = ['rfc5280'];
@@ -15,7 +16,7 @@ const BINARY_TYPES = ['application/pkix-cert', 'application/pkcs10', 'applicatio
 const TEXT_TYPES = ['text/plain', 'application/x-pem-file', 'application/pem-certificate-chain'];
 
 /** JSON fields that may carry the object, in the order they are tried. */
-const HINT = 'send the object as a JSON string, as {"pem": "…"}, or as a raw PEM/DER body';
+const HINT = 'send the object as a JSON string, as {"pem": "…"}, as a raw PEM/DER body, or as a multipart file part';
 const FIELDS = ['pem', 'certificate', 'csr', 'pkcs10', 'x509', 'value'] as const;
 
 
@@ -26,7 +27,7 @@ const pathObject = (request: FastifyRequest): string => {
 };
 
 const pemParams = { type: 'object', required: ['pem'], properties: { pem: { type: 'string', description: 'The PEM, percent-encoded' } } } as const;
-const rawBody = 'JSON: a string, or {"pem": "…"} (also certificate / csr); or a raw body: DER (application/pkix-cert, application/pkcs10, application/octet-stream) or PEM (text/plain, application/x-pem-file).';
+const rawBody = (part: string) => `JSON: a string, or {"pem": "…"} (also certificate / csr); a raw body: DER (application/pkix-cert, application/pkcs10, application/octet-stream) or PEM (text/plain, application/x-pem-file); or multipart/form-data with the file in part \`${part}\` (as Horizon's MCP server uploads it), as PEM, base64 or DER.`;
 
 /**
  * The X.509 and PKCS#10 decoders (/api/v1/rfc5280/x509, /pkcs10): GET with the PEM in the path,
@@ -36,10 +37,11 @@ export async function decoderRoutes(app: FastifyInstance, _ctx: PkiRouteContext)
   // Only in this plugin's scope: the rest of the API keeps JSON-only bodies.
   app.addContentTypeParser(BINARY_TYPES, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.addContentTypeParser(TEXT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  acceptMultipart(app);
 
   const decoders = [
-    { path: 'x509', what: 'certificate', decode: parseCertificatePem, response: certificateInfoSchema },
-    { path: 'pkcs10', what: 'PKCS#10 certificate request', decode: parseCsrPem, response: csrInfoSchema },
+    { path: 'x509', what: 'certificate', decode: (input: string | Uint8Array) => certificateView(parseCertificatePem(input)), response: certificateViewSchema },
+    { path: 'pkcs10', what: 'PKCS#10 certificate request', decode: (input: string | Uint8Array) => csrView(parseCsrPem(input)), response: csrViewSchema },
   ] as const;
 
   for (const { path, what, decode, response } of decoders) {
@@ -57,8 +59,8 @@ export async function decoderRoutes(app: FastifyInstance, _ctx: PkiRouteContext)
     });
     app.post(url, {
       config,
-      schema: { tags, summary: `Decode a ${what}`, description: rawBody, response: { 200: response } },
-      handler: async (request) => decode(bodyObject(request.body, FIELDS, HINT)),
+      schema: { tags, summary: `Decode a ${what}`, description: rawBody(path), response: { 200: response } },
+      handler: async (request) => decode(bodyObject(request.body, FIELDS, HINT, [path])),
     });
   }
 }

@@ -3,11 +3,12 @@ import { ProblemError } from '../../errors/index.js';
 import type { PkiRouteContext } from '../index.js';
 import { decodeInput } from '../input.js';
 import { decodeOcsp } from '../ocsp/decode.js';
-import { ocspSchema } from '../ocsp/schema.js';
 import { decodeOpenSsh } from '../openssh/decode.js';
 import { opensshSchema } from '../openssh/schema.js';
 import { decodeTsp } from '../tsp/decode.js';
-import { tspSchema } from '../tsp/schema.js';
+import { ocspView, ocspViewSchema } from '../views/ocsp.js';
+import { tspView, tspViewSchema } from '../views/tsp.js';
+import { acceptMultipart } from './multipart-body.js';
 import { bodyObject } from './request-body.js';
 
 const config = { capability: 'common', access: 'authenticated' } as const;
@@ -17,7 +18,7 @@ const BINARY_TYPES = ['application/ocsp-request', 'application/ocsp-response', '
 const TEXT_TYPES = ['text/plain', 'application/x-pem-file'];
 
 /** JSON fields that may carry the object, in the order they are tried. */
-const HINT = 'send the object as a JSON string, as {"data": "…"} (or base64 / value), or as a raw body';
+const HINT = 'send the object as a JSON string, as {"data": "…"} (or base64 / value), as a raw body, or as a multipart file part';
 const FIELDS = ['data', 'base64', 'value', 'pem'] as const;
 
 
@@ -39,21 +40,24 @@ const decoders = [
     what: 'an OpenSSH public key, certificate or private key',
     decode: decodeOpenSsh,
     response: opensshSchema,
+    parts: ['openssh', 'file'],
     body: 'JSON: a string, or {"data": "…"}; or a raw body: the key line or key file as text/plain, a wire blob as application/octet-stream. Private key material is never returned.',
   },
   {
     path: 'rfc3161',
     what: 'an RFC 3161 time-stamp query, reply or token',
-    decode: (input: string | Uint8Array) => decodeTsp(decodeInput(input).der),
-    response: tspSchema,
-    body: 'JSON: a base64 string, or {"data": "…"}; or a raw DER body (application/timestamp-query, application/timestamp-reply, application/octet-stream).',
+    decode: (input: string | Uint8Array) => tspView(decodeTsp(decodeInput(input).der)),
+    response: tspViewSchema,
+    parts: ['timestamping-response', 'timestamping-request', 'file'],
+    body: 'JSON: a base64 string, or {"data": "…"}; a raw DER body (application/timestamp-query, application/timestamp-reply, application/octet-stream); or multipart/form-data with the object, DER or base64, in part `timestamping-response` (as Horizon\'s MCP server uploads it).',
   },
   {
     path: 'rfc6960',
     what: 'an RFC 6960 OCSP request or response',
-    decode: (input: string | Uint8Array) => decodeOcsp(decodeInput(input).der),
-    response: ocspSchema,
-    body: 'JSON: a base64 string, or {"data": "…"}; or a raw DER body (application/ocsp-request, application/ocsp-response, application/octet-stream).',
+    decode: (input: string | Uint8Array) => ocspView(decodeOcsp(decodeInput(input).der)),
+    response: ocspViewSchema,
+    parts: ['ocsp-response', 'ocsp-request', 'file'],
+    body: 'JSON: a base64 string, or {"data": "…"}; a raw DER body (application/ocsp-request, application/ocsp-response, application/octet-stream); or multipart/form-data with the object, DER or base64, in part `ocsp-response` (as Horizon\'s MCP server uploads it).',
   },
 ] as const;
 
@@ -66,8 +70,9 @@ export async function protocolDecoderRoutes(app: FastifyInstance, _ctx: PkiRoute
   // Only in this plugin's scope: the rest of the API keeps JSON-only bodies.
   app.addContentTypeParser(BINARY_TYPES, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   app.addContentTypeParser(TEXT_TYPES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  acceptMultipart(app);
 
-  for (const { path, what, decode, response, body } of decoders) {
+  for (const { path, what, decode, response, body, parts } of decoders) {
     const tags = [path];
     const url = `/api/v1/${path}`;
     app.get(`${url}/:base64`, {
@@ -84,7 +89,7 @@ export async function protocolDecoderRoutes(app: FastifyInstance, _ctx: PkiRoute
     app.post(`${url}/`, {
       config,
       schema: { tags, summary: `Decode ${what}`, description: body, response: { 200: response } },
-      handler: async (request) => decode(bodyObject(request.body, FIELDS, HINT)),
+      handler: async (request) => decode(bodyObject(request.body, FIELDS, HINT, parts)),
     });
   }
 }

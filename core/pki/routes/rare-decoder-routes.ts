@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
 import { decodeCrl } from '../crl/decode.js';
-import { decodedCrlSchema } from '../crl/schema.js';
 import { detect, typeOfLabel, wrongKind } from '../detect.js';
 import type { PkiRouteContext } from '../index.js';
 import { decodeInput, MAX_OBJECT_BYTES } from '../input.js';
 import { decodePkcs12 } from '../pkcs12/decode.js';
 import { decodedPkcs12Schema } from '../pkcs12/schema.js';
+import { crlView, crlViewSchema } from '../views/crl.js';
+import { DETECTED_TYPE_NAMES, detectionView } from '../views/detection.js';
+import { acceptMultipart, MultipartBody } from './multipart-body.js';
 
 const config = { capability: 'common', access: 'authenticated' } as const;
 const problem = { 400: { $ref: 'Problem#' } };
@@ -43,8 +45,10 @@ const detectionSchema = {
   properties: {
     type: {
       type: 'string',
-      enum: ['certificate', 'csr', 'crl', 'pkcs7', 'pkcs12', 'private-key-pkcs1', 'private-key-pkcs8', 'private-key-sec1', 'encrypted-private-key', 'public-key', 'openssh-private-key', 'openssh-public-key', 'openssh-certificate', 'ocsp-request', 'ocsp-response', 'tsp-query', 'tsp-reply', 'jwk', 'unknown'],
+      enum: DETECTED_TYPE_NAMES,
+      description: "Horizon's names where its clients have one (bundle: a PKCS#7 certificate bundle; timestamping-response; openssh-cert), Certwright's otherwise",
     },
+    value: { description: 'The decoded object, as its own decoder answers it (x509, pkcs10, crl, rfc6960, rfc3161, openssh); absent for keys, PKCS#12 files and JWKs' },
     encoding: { type: 'string', enum: ['pem', 'base64', 'der', 'json', 'openssh'] },
     label: { type: 'string', description: 'the PEM label, for PEM input' },
     details: { type: 'object', additionalProperties: true, description: 'a few facts (subject, algorithm, counts); never key material' },
@@ -54,8 +58,9 @@ const detectionSchema = {
 /** A field a client may send as a string or as `{value}` (client-compat: pkcs12 and password are `{value}` objects). */
 const valueOf = (field: unknown): unknown => (typeof field === 'object' && field !== null && !Buffer.isBuffer(field) && 'value' in field ? (field as { value: unknown }).value : field);
 
-/** The object of a POST: the body itself (raw, or a bare JSON string), else the first of `fields` it has. */
+/** The object of a POST: the body itself (raw, or a bare JSON string), else the first of `fields` it has, or its multipart part. */
 function bodyObject(body: unknown, fields: string[], what: string): string | Uint8Array {
+  if (body instanceof MultipartBody) return body.object(fields);
   let found: unknown = body;
   if (typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) {
     found = undefined;
@@ -92,6 +97,7 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
   for (const type of RAW_TYPES) {
     if (!app.hasContentTypeParser(type)) app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
   }
+  acceptMultipart(app, BODY_LIMIT);
 
   const guarded = <T>(request: FastifyRequest, run: () => T): T => {
     try {
@@ -105,7 +111,7 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
 
   const crlFromPath = (request: FastifyRequest) => {
     const params = request.params as { pem?: string; '*'?: string };
-    return guarded(request, () => decodeCrl(derOf(params.pem ?? params['*'] ?? '', 'crl')));
+    return guarded(request, () => crlView(decodeCrl(derOf(params.pem ?? params['*'] ?? '', 'crl'))));
   };
   app.get('/api/v1/rfc5280/crl/:pem', {
     config,
@@ -113,12 +119,12 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
       tags: ['rfc5280'],
       summary: 'Decode a CRL given as a percent-encoded PEM (or base64) in the path; POST large CRLs',
       params: { type: 'object', required: ['pem'], properties: { pem: { type: 'string', description: 'The PEM, percent-encoded' } } },
-      response: { 200: decodedCrlSchema, ...problem },
+      response: { 200: crlViewSchema, ...problem },
     },
     handler: async (request) => crlFromPath(request),
   });
   // A PEM whose slashes were not percent-encoded spans several path segments.
-  app.get('/api/v1/rfc5280/crl/*', { config, schema: { hide: true, response: { 200: decodedCrlSchema, ...problem } }, handler: async (request) => crlFromPath(request) });
+  app.get('/api/v1/rfc5280/crl/*', { config, schema: { hide: true, response: { 200: crlViewSchema, ...problem } }, handler: async (request) => crlFromPath(request) });
 
   app.post('/api/v1/rfc5280/crl', {
     config,
@@ -126,10 +132,10 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
     schema: {
       tags: ['rfc5280'],
       summary: 'Decode a CRL',
-      description: 'JSON: a string, or {"crl"|"pem"|"data"|"value": "…"}; or a raw body: DER (application/pkix-crl, application/octet-stream) or PEM (text/plain, application/x-pem-file).',
-      response: { 200: decodedCrlSchema, ...problem },
+      description: 'JSON: a string, or {"crl"|"pem"|"data"|"value": "…"}; a raw body: DER (application/pkix-crl, application/octet-stream) or PEM (text/plain, application/x-pem-file); or multipart/form-data with the CRL in part `crl` (as Horizon\'s MCP server uploads it).',
+      response: { 200: crlViewSchema, ...problem },
     },
-    handler: async (request) => guarded(request, () => decodeCrl(derOf(bodyObject(request.body, ['crl', 'pem', 'data', 'value'], 'CRL'), 'crl'))),
+    handler: async (request) => guarded(request, () => crlView(decodeCrl(derOf(bodyObject(request.body, ['crl', 'pem', 'data', 'value'], 'CRL'), 'crl')))),
   });
 
   app.post('/api/v1/rfc5280/pkcs12', {
@@ -159,21 +165,21 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
     schema: {
       tags: ['crypto'],
       summary: 'Tell what an object is (certificate, CSR, CRL, PKCS#7, PKCS#12, private / public key, OpenSSH key or certificate, OCSP, TSP, JWK)',
-      description: 'JSON {"data": "…"} (a string, or a JWK object), a bare JSON string, a JWK, or any raw body (DER or text). PEM is decided by its label; other input by its DER structure.',
+      description: 'JSON {"data": "…"} (a string, or a JWK object), a bare JSON string, a JWK, any raw body (DER or text), or multipart/form-data with the object in part `file` (as Horizon\'s MCP server uploads it). PEM is decided by its label; other input by its DER structure. Answers {type, value} as Horizon\'s clients read them, with encoding, label and details.',
       response: { 200: detectionSchema, ...problem },
     },
     handler: async (request) =>
       guarded(request, () => {
-        const body = request.body;
+        const body = request.body instanceof MultipartBody ? request.body.object(['file', 'data']) : request.body;
         if (Buffer.isBuffer(body) || typeof body === 'string') {
           if (body.length === 0) throw new ProblemError('PKI-001', { detail: 'empty body' });
-          return detect(body);
+          return detectionView(detect(body), body);
         }
         if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProblemError('PKI-001', { detail: 'send {"data": "…"}, a JSON string, a JWK or a raw body' });
         const data = (body as { data?: unknown }).data;
-        if (data === undefined) return detect(body as Record<string, unknown>);
-        if (typeof data === 'string' && data.length > 0) return detect(data);
-        if (typeof data === 'object' && data !== null && !Array.isArray(data)) return detect(data as Record<string, unknown>);
+        if (data === undefined) return detectionView(detect(body as Record<string, unknown>), body as Record<string, unknown>);
+        if (typeof data === 'string' && data.length > 0) return detectionView(detect(data), data);
+        if (typeof data === 'object' && data !== null && !Array.isArray(data)) return detectionView(detect(data as Record<string, unknown>), data as Record<string, unknown>);
         throw new ProblemError('PKI-001', { detail: '"data" must be a non-empty string or a JSON object' });
       }),
   });

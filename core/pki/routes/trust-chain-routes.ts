@@ -5,7 +5,8 @@ import { decodeParam } from '../input.js';
 import type { PkiRouteContext } from '../index.js';
 import { certificatesIn, tcBody } from '../trust/tc-input.js';
 import { DEFAULT_TC_ORDER, orderedChain, TC_ORDERS, type TcOrder } from '../trust/tc-view.js';
-import { dnElementSchema, sanSchema } from '../x509/schema.js';
+import { certificateViewSchema } from '../views/x509.js';
+import { acceptMultipart } from './multipart-body.js';
 
 const problemSchema = { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } } as const;
 
@@ -32,34 +33,8 @@ const treeSchema = {
   },
 } as const;
 
-const cfSchema = {
-  $id: 'TrustChainCertificate',
-  type: 'object',
-  required: ['pem', 'dn', 'dnElements', 'issuerDn', 'serial', 'notBefore', 'notAfter', 'selfSigned', 'keyType', 'signingAlgorithm', 'sans'],
-  properties: {
-    pem: { type: 'string' },
-    dn: { type: 'string' },
-    dnElements: { type: 'array', items: dnElementSchema },
-    issuerDn: { type: 'string' },
-    serial: { type: 'string' },
-    notBefore: { type: 'integer', description: 'epoch ms' },
-    notAfter: { type: 'integer', description: 'epoch ms' },
-    selfSigned: { type: 'boolean' },
-    keyType: { type: 'string' },
-    signingAlgorithm: { type: 'string' },
-    sans: { type: 'array', items: sanSchema },
-    certificateThumbprint: { type: 'string', description: 'SHA-256 of the DER' },
-    certificateSHAOneThumbprint: { type: 'string' },
-    publicKeyThumbprint: { type: 'string' },
-    subjectKeyIdentifier: { type: 'string' },
-    authorityKeyIdentifier: { type: 'string' },
-    keyUsages: { type: 'array', items: { type: 'string' } },
-    isKeyUsagesCritical: { type: 'boolean' },
-    extendedKeyUsages: { type: 'array', items: { type: 'string' } },
-    isExtendedKeyUsagesCritical: { type: 'boolean' },
-    crldps: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
+/** Each entry of a tc answer (Horizon's CFCertificateResponse, whose required keys the v2 Go client checks). */
+const cfSchema = { $id: 'TrustChainCertificate', ...certificateViewSchema } as const;
 
 const orderQuery = {
   type: 'object',
@@ -82,7 +57,8 @@ export async function trustChainRoutes(app: FastifyInstance, ctx: PkiRouteContex
   app.addSchema(cfSchema);
   // This scope only: a PEM bundle as text, DER bytes, or the multipart upload of Horizon's clients.
   app.addContentTypeParser(['text/plain', 'application/x-pem-file'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  app.addContentTypeParser(['multipart/form-data', 'application/octet-stream', 'application/pkix-cert'], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(['application/octet-stream', 'application/pkix-cert'], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  acceptMultipart(app);
 
   app.get('/api/v1/trustchains/', {
     config: { capability: 'webra', access: 'authenticated' },
@@ -118,6 +94,6 @@ export async function trustChainRoutes(app: FastifyInstance, ctx: PkiRouteContex
       querystring: orderQuery,
       response: chainResponse,
     },
-    handler: (request) => chain(request.tenant, tcBody(request.body, request.headers['content-type']), request.query.order),
+    handler: (request) => chain(request.tenant, tcBody(request.body), request.query.order),
   });
 }

@@ -1,6 +1,6 @@
 import { ProblemError } from '../../errors/index.js';
 import { decodeInput, pemBlocks } from '../input.js';
-import { boundaryOf, parseMultipart } from './multipart.js';
+import { MultipartBody } from '../routes/multipart-body.js';
 
 const CERTIFICATE_LABELS = new Set(['CERTIFICATE', 'X509 CERTIFICATE', 'TRUSTED CERTIFICATE']);
 
@@ -23,16 +23,8 @@ export function certificatesIn(input: string | Uint8Array): Uint8Array[] {
  * application/x-pem-file), DER or PEM bytes (application/pkix-cert, application/octet-stream), or
  * multipart/form-data with the field `x509` (Horizon's v1 Go client and MCP post that).
  */
-export function tcBody(body: unknown, contentType: string | undefined): string | Uint8Array {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'multipart/form-data') {
-    const boundary = boundaryOf(contentType);
-    if (!boundary || !Buffer.isBuffer(body)) throw new ProblemError('HTTP-002', { detail: 'multipart body without a boundary' });
-    const parts = parseMultipart(body, boundary);
-    const part = parts.find((p) => p.name === 'x509') ?? parts.find((p) => p.filename !== null);
-    if (!part) throw new ProblemError('HTTP-003', { message: 'The multipart body has no x509 field' });
-    return new Uint8Array(part.data);
-  }
+export function tcBody(body: unknown): string | Uint8Array {
+  if (body instanceof MultipartBody) return new Uint8Array(body.object(['x509']));
   if (typeof body === 'string') return body;
   if (Buffer.isBuffer(body)) return new Uint8Array(body);
   if (body && typeof body === 'object') {

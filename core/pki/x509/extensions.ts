@@ -190,6 +190,9 @@ export function readExtensions(buf: Uint8Array, tlv: Tlv): ReadExtensions {
         case EXTENSIONS.ctPrecertificateScts:
           extensions.sctCount = sctCount(der);
           break;
+        default:
+          // Clients list what a decoder could not interpret with its bytes (Horizon's unsupportedExtensions).
+          entry.hex = hex(der);
       }
     } catch (err) {
       if (!(err instanceof DerError)) throw err;

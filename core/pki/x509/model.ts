@@ -19,8 +19,11 @@ export interface DecodedExtensions {
   nameConstraints?: { critical: boolean; permitted: SubjectAlternateName[]; excluded: SubjectAlternateName[] };
   /** Number of embedded Certificate Transparency SCTs. */
   sctCount?: number;
-  /** Every extension as {oid, critical}, decoded or not; `malformed` when its value could not be read. */
-  all: { oid: string; critical: boolean; malformed?: boolean }[];
+  /**
+   * Every extension as {oid, critical}, decoded or not; `malformed` when its value could not be read;
+   * `hex` (the extnValue octets) for an extension this reader does not interpret.
+   */
+  all: { oid: string; critical: boolean; malformed?: boolean; hex?: string }[];
 }
 
 /**

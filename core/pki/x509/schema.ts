@@ -41,7 +41,7 @@ export const extensionsSchema = {
       properties: { critical: bool, permitted: { type: 'array', items: sanSchema }, excluded: { type: 'array', items: sanSchema } },
     },
     sctCount: { type: 'integer' },
-    all: { type: 'array', items: { type: 'object', required: ['oid', 'critical'], properties: { oid: str, critical: bool, malformed: bool } } },
+    all: { type: 'array', items: { type: 'object', required: ['oid', 'critical'], properties: { oid: str, critical: bool, malformed: bool, hex: { type: 'string', description: 'extnValue octets, for extensions not interpreted' } } } },
   },
 } as const;
 

@@ -257,6 +257,8 @@ export class RequestWorkflows {
             out.password = env.password;
             plan.showPassword = false;
           } else {
+            // The profile generates the password: one the requester sent would be silently replaced.
+            if (env.password) throw new ProblemError('WEBRA-ENROLL-010');
             out.password = await this.deps.security.passwordPolicies.generate(tenant, profile.keyPolicy.passwordPolicy ?? DEFAULT_POLICY_NAME);
             plan.showPassword = profile.keyPolicy.showP12PasswordOnEnroll;
           }
@@ -530,8 +532,11 @@ export class RequestWorkflows {
   }
 
   /** POST /api/v1/challenge/submit: the challenge authorizes one enrollment with this CSR. */
-  async consumeChallenge(tenant: string, body: { challenge?: unknown; csr?: unknown }): Promise<RequestAnswer> {
-    if (typeof body.challenge !== 'string' || body.challenge === '' || typeof body.csr !== 'string') throw new ProblemError('CHAL-002', { message: 'The body needs challenge and csr' });
+  async consumeChallenge(tenant: string, input: { challenge?: unknown; csr?: unknown; template?: unknown }): Promise<RequestAnswer> {
+    // Horizon's MCP server sends the CSR inside `template` (src/tools/lifecycle/challenge.ts), as a submit does.
+    const template = typeof input.template === 'object' && input.template !== null ? (input.template as { csr?: unknown }) : {};
+    const body = { challenge: input.challenge, csr: input.csr ?? template.csr };
+    if (typeof body.challenge !== 'string' || body.challenge === '' || typeof body.csr !== 'string') throw new ProblemError('CHAL-002', { message: 'The body needs challenge and csr (or template.csr)' });
     const hash = hashChallenge(body.challenge);
     const row = (await this.knex('request_challenges').where({ hash, tenant }).first()) as { request_id: string; expires_at: number | string; consumed_at: number | string | null } | undefined;
     if (!row) throw new ProblemError('CHAL-003');

@@ -30,9 +30,10 @@ interface AddBody {
 const params = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 191 } } } as const;
 
 /**
- * GET, POST and DELETE of a role's or team's members. POST adds (`{identifier}` or `{identifiers}`,
- * teams also `manager`: omitted keeps an existing member's flag) and answers the members; DELETE
- * removes the identifiers named in the body or in `?identifier=` (repeatable) and answers 204. Both are
+ * GET, POST and DELETE of a role's or team's members. POST adds (`{identifier}`, `{identifiers}` or a bare
+ * array of identifiers; teams also `manager`: omitted keeps an existing member's flag) and answers the
+ * members; DELETE removes the identifiers named in the body (same forms) or in `?identifier=` (repeatable)
+ * and answers 204. Both are
  * idempotent: adding a member twice or removing a non-member changes nothing.
  */
 export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, ctx: SecurityRouteContext, opts: MemberRouteOptions<T>): Promise<void> {
@@ -46,12 +47,16 @@ export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, c
   };
   const list = { 200: { type: 'array', items: member } };
   const identifiersInput = { identifier: { ...IDENTIFIER, type: ['string', 'null'] }, identifiers: { type: ['array', 'null'], maxItems: 1000, items: IDENTIFIER } };
+  // A bare JSON array of identifiers is accepted too: horizon-mcp's add/remove member tools send one.
+  const identifierList = { type: 'array', maxItems: 1000, items: IDENTIFIER };
   const addBody = {
-    type: 'object',
-    additionalProperties: false,
-    properties: { ...identifiersInput, ...(team ? { manager: { type: ['boolean', 'null'] } } : {}) },
+    anyOf: [
+      { type: 'object', additionalProperties: false, properties: { ...identifiersInput, ...(team ? { manager: { type: ['boolean', 'null'] } } : {}) } },
+      identifierList,
+    ],
   };
-  const removeBody = { type: ['object', 'null'], additionalProperties: false, properties: identifiersInput };
+  const removeBody = { anyOf: [{ type: ['object', 'null'], additionalProperties: false, properties: identifiersInput }, identifierList] };
+  const asObject = (body: AddBody | string[] | null | undefined): AddBody => (Array.isArray(body) ? { identifiers: body } : (body ?? {}));
   const removeQuery = { type: 'object', additionalProperties: false, properties: { identifier: { type: 'array', maxItems: 1000, items: IDENTIFIER } } };
 
   const named = (given: { identifier?: string | null; identifiers?: string[] | null }[]): string[] => {
@@ -66,11 +71,12 @@ export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, c
     handler: (request) => store.members(request.tenant, request.params.name),
   });
 
-  app.post<{ Params: { name: string }; Body: AddBody }>(opts.url, {
+  app.post<{ Params: { name: string }; Body: AddBody | string[] }>(opts.url, {
     config: { capability: opts.capability, access: opts.write },
     schema: { tags, summary: `Add members to a ${store.kind}; answers the members`, params, body: addBody, response: list },
     handler: async (request) => {
-      const { tenant, params, body } = request;
+      const { tenant, params } = request;
+      const body = asObject(request.body);
       const manager = body.manager ?? undefined;
       const changes: MemberChange[] = named([body]).map((identifier) => (manager === undefined ? { identifier } : { identifier, manager }));
       await store.addMembers(tenant, params.name, changes, opts.guard?.(request, 'add', changes));
@@ -84,12 +90,12 @@ export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, c
     },
   });
 
-  app.delete<{ Params: { name: string }; Body: AddBody | null | undefined; Querystring: { identifier?: string[] } }>(opts.url, {
+  app.delete<{ Params: { name: string }; Body: AddBody | string[] | null | undefined; Querystring: { identifier?: string[] } }>(opts.url, {
     config: { capability: opts.capability, access: opts.write },
     schema: { tags, summary: `Remove members from a ${store.kind} (identifiers in the body or ?identifier=)`, params, querystring: removeQuery, body: removeBody, response: { 204: { type: 'null' } } },
     handler: async (request, reply) => {
       const { tenant, params } = request;
-      const identifiers = named([request.body ?? {}, { identifiers: request.query.identifier ?? null }]);
+      const identifiers = named([asObject(request.body), { identifiers: request.query.identifier ?? null }]);
       const changes = identifiers.map((identifier) => ({ identifier }));
       const removed = await store.removeMembers(tenant, params.name, identifiers, opts.guard?.(request, 'remove', changes));
       if (removed > 0) {

@@ -14,6 +14,13 @@ const BASE = '/api/v1/security/principals/queries';
 const tags = ['security'];
 const config = { capability: 'common', access: 'authenticated' } as const;
 
+/**
+ * What a saved query searches: the search it belongs to, or the name of its query language in lower case
+ * (hcql, hrql, heql, hdql, and hpql for principals), as the vendor's MCP server sends it
+ * (horizon-mcp src/tools/dashboards.ts).
+ */
+export const SAVED_QUERY_TYPES = [...SEARCH_SCOPES, 'hcql', 'hrql', 'heql', 'hdql', 'hpql'] as const;
+
 /** A saved search; display keys beyond these (columns, widths…) are kept as sent. */
 const savedQuerySchema = {
   $id: 'SavedQuery',
@@ -22,7 +29,7 @@ const savedQuerySchema = {
   additionalProperties: true,
   properties: {
     name: NAME_SCHEMA,
-    type: { type: 'string', enum: [...SEARCH_SCOPES] },
+    type: { type: 'string', enum: [...SAVED_QUERY_TYPES] },
     query: { type: 'string', maxLength: 16384, description: 'The search query (HCQL)' },
     fields: { type: 'array', items: { type: 'string' }, description: 'Result columns' },
     sortedBy: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'Sort order, as the search takes it' },
@@ -39,10 +46,19 @@ export async function savedQueryRoutes(app: FastifyInstance, ctx: SecurityRouteC
   app.addSchema(savedQuerySchema);
   const one = { $ref: 'SavedQuery#' };
 
-  app.get(BASE, {
+  app.get<{ Querystring: { type?: string } }>(BASE, {
     config,
-    schema: { tags, summary: 'Your saved queries, by name', response: { 200: { type: 'array', items: one } } },
-    handler: (request) => queries.list(owner(request)),
+    schema: {
+      tags,
+      summary: 'Your saved queries, by name; `type` keeps those of one type',
+      querystring: { type: 'object', properties: { type: { type: 'string', maxLength: 64 } } },
+      response: { 200: { type: 'array', items: one } },
+    },
+    handler: async (request) => {
+      const all = await queries.list(owner(request));
+      const { type } = request.query;
+      return type === undefined ? all : all.filter((q) => q.type === type);
+    },
   });
 
   app.get<{ Params: { name: string } }>(`${BASE}/:name`, {

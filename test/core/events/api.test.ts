@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import t from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import type { NewEventInput } from '../../../core/events/store.js';
@@ -55,12 +56,17 @@ t.test('search: queries, default order, fields, sort, pages, count, tenant isola
       principal: 'dave',
       objectType: 'thing',
       objectId: 'e',
-      payload: { n: 7, text: 'a, "quoted"\nline' },
-      createdAt: source.createdAt,
+      node: `${hostname()}:${process.pid}`,
+      details: [
+        { key: 'n', value: '7' },
+        { key: 'text', value: 'a, "quoted"\nline' },
+      ],
+      timestamp: source.createdAt,
+      removeAt: null,
       prevHash: source.prevHash,
       hash: source.hash,
     },
-    'a result is the whole event, payload parsed',
+    'a result is the whole event: Horizon names (timestamp, node, removeAt, details as {key, value} text), chain fields beside',
   );
 
   const failures = (await search(kernel, { query: 'status equals "failure" and module equals "test"' })).json();
@@ -72,8 +78,8 @@ t.test('search: queries, default order, fields, sort, pages, count, tenant isola
   const theirs = (await search(kernel, { query: 'code = "TEST-SECRET"', withCount: true })).json();
   t.same(theirs, { results: [], pageIndex: 1, pageSize: 50, hasMore: false, count: 0 }, "another tenant's events are never found");
 
-  const projected = (await search(kernel, { query: 'module = "test"', fields: ['code', 'object.id', 'payload'] })).json();
-  t.same(Object.keys(projected.results[0]).sort(), ['_id', 'code', 'objectId', 'payload'], 'fields by property or query name, plus _id');
+  const projected = (await search(kernel, { query: 'module = "test"', fields: ['code', 'object.id', 'details'] })).json();
+  t.same(Object.keys(projected.results[0]).sort(), ['_id', 'code', 'details', 'objectId'], 'fields by property or query name, plus _id');
   const idsOnly = (await search(kernel, { query: 'module = "test"', fields: [] })).json();
   t.same(Object.keys(idsOnly.results[0]), ['_id'], 'fields [] → _id only');
 
@@ -116,7 +122,7 @@ t.test('search: bad queries and bodies are 400 problems', async (t) => {
   t.ok(syntax.message.length > 0);
   await problem({ query: 'nosuchfield = "x"' }, 'HQL-001', 'unknown field');
   await problem({ query: 'status = "sideways"' }, /^HQL-00\d$/, 'status outside its values');
-  await problem({ sortedBy: [{ element: 'payload' }] }, 'HQL-002', 'unsortable element');
+  await problem({ sortedBy: [{ element: 'details' }] }, 'HQL-002', 'unsortable element');
   await problem({ sortedBy: [{ element: 'nosuch' }] }, 'HQL-002', 'unknown sort element');
   await problem({ fields: ['nosuch'] }, 'HQL-002', 'unknown field in fields');
   await problem({ pageSize: 5000 }, /^HTTP-00\d$/, 'pageSize above 1000');
@@ -136,7 +142,7 @@ t.test('GET :id and the dictionary', async (t) => {
   const found = await get(mine[3]!.id);
   t.equal(found.statusCode, 200);
   t.equal(found.headers['content-type'], 'application/json');
-  t.match(found.json(), { _id: mine[3]!.id, seq: mine[3]!.seq, code: 'TEST-FAILED', status: 'failure', principal: null, payload: { n: 4 }, hash: mine[3]!.hash });
+  t.match(found.json(), { _id: mine[3]!.id, seq: mine[3]!.seq, code: 'TEST-FAILED', status: 'failure', principal: null, details: [{ key: 'n', value: '4' }], hash: mine[3]!.hash });
   t.equal((await get(mine[3]!.id.toUpperCase())).statusCode, 200, 'the id in upper case too');
 
   const other = await get(theirs[0]!.id);
@@ -165,18 +171,22 @@ t.test('CSV: text/csv, header, one line per match, batches, escaping', async (t)
   t.equal(res.headers['content-type'], 'text/csv');
   t.match(res.headers['content-disposition'], /filename="events\.csv"/);
   const lines = res.body.split('\r\n');
-  t.equal(lines[0], '_id,seq,code,module,status,principal,objectType,objectId,payload,createdAt,prevHash,hash', 'every property by default');
+  t.equal(lines[0], '_id,seq,code,module,node,status,principal,objectType,objectId,details,timestamp,removeAt,prevHash,hash', 'every property by default');
   t.equal(lines.at(-1), '', 'ends with CRLF');
   const newest = mine[6]!;
   t.equal(
     lines[1],
-    `${newest.id},${newest.seq},TEST-CREATED,test,success,dave,thing,e,"{""n"":7,""text"":""a, \\""quoted\\""\\nline""}",${new Date(newest.createdAt).toISOString()},${newest.prevHash},${newest.hash}`,
-    'newest first; payload as quoted JSON; date ISO 8601',
+    `${newest.id},${newest.seq},TEST-CREATED,test,${hostname()}:${process.pid},success,dave,thing,e,"n=7; text=a, ""quoted""\nline",${new Date(newest.createdAt).toISOString()},,${newest.prevHash},${newest.hash}`,
+    'newest first; details as key=value pairs, quoted; date ISO 8601; no removeAt',
   );
   t.equal(lines.length, 1 + 6 + 1, 'a line per match');
 
-  const picked = await csv({ query: 'code = "TEST-FAILED"', fields: ['code', 'payload'] });
-  t.same(picked.body.split('\r\n'), ['_id,code,payload', `${mine[3]!.id},TEST-FAILED,"{""n"":4,""reason"":""=HYPERLINK(\\""x\\"")""}"`, ''], 'the named fields; _id first');
+  const picked = await csv({ query: 'code = "TEST-FAILED"', fields: ['code', 'detail.n', 'detail.reason', 'detail.absent'] });
+  t.same(
+    picked.body.split('\r\n'),
+    ['_id,code,detail.n,detail.reason,detail.absent', `${mine[3]!.id},TEST-FAILED,4,"'=HYPERLINK(""x"")",`, ''],
+    'the named fields, _id first; detail.<key> columns hold each member (a formula defused), empty when absent',
+  );
 
   const bad = await csv({ query: 'code ==== "x"' });
   t.equal(bad.statusCode, 400, 'a bad query is a problem, not a broken stream');

@@ -29,9 +29,9 @@ const FIXTURE: Input[] = [
   { ago: 4 * DAY, code: 'CERTIFICATE-REVOKE', module: 'pki', status: 'warning', principal: null, objectType: 'certificate', objectId: 'c3' },
   { ago: 3 * DAY, code: 'CRL-UPDATE', module: 'pki', status: 'success', objectType: 'ca', objectId: 'Acme Root' },
   { ago: 2 * DAY, code: 'CRL-UPDATE', module: 'pki', status: 'failure', objectType: 'ca', objectId: 'Corp CA' },
-  { ago: 36 * HOUR, code: 'LOGIN', module: 'security', status: 'success', principal: 'alice', objectType: 'account', objectId: 'alice' },
+  { ago: 36 * HOUR, code: 'LOGIN', module: 'security', status: 'success', principal: 'alice', objectType: 'account', objectId: 'alice', payload: { ip: '192.0.2.7', actorId: 'alice' } },
   // An empty principal: `exists` counts it as absent, like NULL.
-  { ago: 20 * HOUR, code: 'LOGIN', module: 'security', status: 'failure', principal: '', objectType: 'account', objectId: 'mallory' },
+  { ago: 20 * HOUR, code: 'LOGIN', module: 'security', status: 'failure', principal: '', objectType: 'account', objectId: 'mallory', payload: { ip: '198.51.100.1', client: { agent: 'curl' } } },
   { ago: 12 * HOUR, code: 'SESSION-END', module: 'discovery', status: 'warning', principal: 'agent-2', objectType: 'discovery-session', objectId: 's2' },
   { ago: 2 * HOUR, code: 'LABEL-UPDATE', module: 'inventory', status: 'success', principal: 'carol', objectType: 'certificate', objectId: 'c2' },
   { ago: 30 * MINUTE, code: 'TASK-RUN', module: 'scheduler', status: 'failure' },
@@ -40,7 +40,7 @@ const FIXTURE: Input[] = [
 ];
 
 /** An event as read back from the table, for the predicates. */
-type Row = Pick<StoredEvent, 'id' | 'seq' | 'code' | 'module' | 'status' | 'principal' | 'objectType' | 'objectId' | 'createdAt'>;
+type Row = Pick<StoredEvent, 'id' | 'seq' | 'code' | 'module' | 'status' | 'principal' | 'objectType' | 'objectId' | 'createdAt'> & { details: Record<string, unknown> };
 
 const present = (v: string | null): v is string => v !== null && v !== '';
 const lowerHas = (v: string | null, part: string): boolean => v !== null && v.toLowerCase().includes(part);
@@ -69,6 +69,7 @@ t.test('HEQL over the events table', async (t) => {
     objectType: r.object_type as string | null,
     objectId: r.object_id as string | null,
     createdAt: Number(r.created_at),
+    details: JSON.parse(r.payload as string) as Record<string, unknown>,
   }));
   t.same(rows.map((r) => r.id).sort(), mine.map((e) => e.id).sort(), 'the tenant holds exactly the appended events');
   t.same(
@@ -168,6 +169,9 @@ t.test('HEQL over the events table', async (t) => {
     t.match(problem('seq contains "1"'), { code: 'HQL-001', message: /seq does not take "contains"/ });
     t.match(problem('date > "yesterday"'), { code: 'HQL-001', message: /is not a date/ });
     t.match(problem('seq > "many"'), { code: 'HQL-001', message: /is not a number/ });
+    t.match(problem('detail.a$b = "x"'), { code: 'HQL-001' }, 'a detail key cannot carry JSON path syntax');
+    t.match(problem(`detail.${'k'.repeat(65)} = "x"`), { code: 'HQL-001', message: /a key is letters, digits/ }, 'nor run past 64 characters a member');
+    t.match(problem('detail. = "x"'), { code: 'HQL-001' }, 'a detail key is needed');
     t.match(problem('status is valid'), { code: 'HQL-001', message: /is not a condition of HEQL \(accepted: none\)/ }, 'no specials');
   });
 
@@ -175,12 +179,14 @@ t.test('HEQL over the events table', async (t) => {
     const dictionary = queryDictionary(EVENT_LANGUAGE);
     t.same(
       dictionary.map((e) => e.name),
-      ['id', 'code', 'module', 'status', 'principal', 'object.type', 'object.id', 'date', 'seq'],
+      ['id', 'code', 'module', 'status', 'principal', 'object.type', 'object.id', 'timestamp', 'date', 'node', 'removeat', 'detail', 'seq'],
       'every field, no special',
     );
     t.ok(dictionary.every((e) => e.kind === 'field'));
     t.match(dictionary.find((e) => e.name === 'status'), { type: 'string', property: 'status', groupable: true, values: [...EVENT_STATUSES] });
-    t.match(dictionary.find((e) => e.name === 'date'), { type: 'date', property: 'createdAt', sortable: true, operators: ['equals', 'not equals', 'before', 'after', 'in', 'not in', 'exists', 'not exists'] });
+    t.match(dictionary.find((e) => e.name === 'detail'), { type: 'string', property: 'details', parametric: true });
+    t.match(dictionary.find((e) => e.name === 'timestamp'), { type: 'date', property: 'timestamp', sortable: true });
+    t.match(dictionary.find((e) => e.name === 'date'), { type: 'date', property: 'timestamp', sortable: true, operators: ['equals', 'not equals', 'before', 'after', 'in', 'not in', 'exists', 'not exists'] });
     t.match(dictionary.find((e) => e.name === 'seq'), { type: 'number', property: 'seq', sortable: true });
     t.match(dictionary.find((e) => e.name === 'id'), { property: '_id' });
   });

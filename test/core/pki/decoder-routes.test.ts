@@ -3,6 +3,8 @@ import type { Kernel } from '../../../core/kernel.js';
 import { seq } from '../../../core/pki/der/writer.js';
 import { parseCsrPem } from '../../../core/pki/csr/parse.js';
 import { parseCertificatePem } from '../../../core/pki/x509/parse.js';
+import { certificateView } from '../../../core/pki/views/x509.js';
+import { csrView } from '../../../core/pki/views/csr.js';
 import { ADMIN_HEADERS, bootKernel } from '../../helpers/kernel.js';
 import { openssl, type OpenSsl } from '../../helpers/openssl.js';
 
@@ -38,7 +40,7 @@ async function post(kernel: Kernel, url: string, contentType: string, payload: s
 t.test('x509 decoder: GET with the PEM in the path, POST with it in the body', async (t) => {
   const kernel = await bootKernel(t);
   const f = fixtures(openssl(t));
-  const expected = JSON.parse(JSON.stringify(parseCertificatePem(f.pem))) as Record<string, unknown>;
+  const expected = JSON.parse(JSON.stringify(certificateView(parseCertificatePem(f.pem)))) as Record<string, unknown>;
   const base64 = f.der.toString('base64');
   const answers = {
     'GET, PEM fully percent-encoded': await get(kernel, `/api/v1/rfc5280/x509/${encodeURIComponent(f.pem)}`),
@@ -61,17 +63,21 @@ t.test('x509 decoder: GET with the PEM in the path, POST with it in the body', a
   const body = answers['POST {"pem"}'].json() as Record<string, unknown>;
   t.match(body, {
     dn: 'CN=api.example.com,O=Certwright,C=FR',
-    issuer: 'CN=api.example.com,O=Certwright,C=FR',
-    thumbprint: f.sha1,
+    issuerDn: 'CN=api.example.com,O=Certwright,C=FR',
+    certificateSHAOneThumbprint: f.sha1,
+    certificateThumbprint: /^[0-9a-f]{64}$/,
     keyType: 'rsa-2048',
     signingAlgorithm: 'sha256WithRSAEncryption',
     selfSigned: true,
-    subjectAlternateNames: [
+    sans: [
       { sanType: 'DNSNAME', value: 'api.example.com' },
       { sanType: 'IPADDRESS', value: '192.0.2.1' },
     ],
-    extensions: { extendedKeyUsage: { critical: false, usages: ['serverAuth'] } },
+    extendedKeyUsages: ['serverAuth'],
+    isExtendedKeyUsagesCritical: false,
+    decodedExtensions: { extendedKeyUsage: { critical: false, usages: ['serverAuth'] } },
   });
+  for (const gone of ['issuer', 'thumbprint', 'thumbprints', 'subjectAlternateNames', 'extensions']) t.notOk(gone in body, `${gone} is answered under Horizon's name instead`);
   t.type(body.notBefore, 'number', 'dates are epoch ms');
 });
 
@@ -103,7 +109,7 @@ t.test('pkcs10 decoder: {dn, sans, dnElements, keyType, pem} (client-compat §7)
       pem: f.csrPem,
       signatureValid: true,
     });
-    t.same(res.json(), JSON.parse(JSON.stringify(parseCsrPem(f.csrPem))), 'every decoded field is answered');
+    t.same(res.json(), JSON.parse(JSON.stringify(csrView(parseCsrPem(f.csrPem)))), 'every decoded field is answered');
   }
 });
 
