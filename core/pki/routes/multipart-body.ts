@@ -44,6 +44,8 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
     }
     parser.on('file', (name, stream, filename, _encoding, mimeType) => {
       const chunks: Buffer[] = [];
+      // A body cut off inside a part errors on the part's stream too: unheard, that error would end the process.
+      stream.on('error', (err: Error) => reject(new ProblemError('HTTP-002', { detail: `multipart body: ${err.message}` })));
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => parts.push({ name, filename: filename ?? null, contentType: mimeType || null, data: Buffer.concat(chunks) }));
     });

@@ -5,6 +5,8 @@ import t from 'tap';
 import { decodeOcsp } from '../../../core/pki/ocsp/decode.js';
 import { decodeOpenSsh } from '../../../core/pki/openssh/decode.js';
 import { decodeTsp } from '../../../core/pki/tsp/decode.js';
+import { ocspView } from '../../../core/pki/views/ocsp.js';
+import { tspView } from '../../../core/pki/views/tsp.js';
 import { ADMIN_HEADERS, bootKernel } from '../../helpers/kernel.js';
 import { ocspTool, openssl, smallCa, tool, tsa } from '../../helpers/pki-tools.js';
 
@@ -37,17 +39,17 @@ const sshEncrypted = file('id_rsa').toString();
 const kernel = await bootKernel(t);
 const headers = { host: 'localhost', ...ADMIN_HEADERS };
 const inject = (options: InjectOptions) => kernel.app.inject({ ...options, headers: { ...headers, ...options.headers } });
-/** The decoder's answer as JSON would carry it (the route's response schema must keep every field). */
+/** The decoder's answer, through the route's view, as JSON would carry it (the route's response schema must keep every field). */
 const asJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 const OBJECTS = [
-  { route: 'rfc6960', name: 'OCSP request', bytes: ocspRequest, type: 'application/ocsp-request', expected: asJson(decodeOcsp(ocspRequest)) },
-  { route: 'rfc6960', name: 'signed OCSP request', bytes: signedRequest, type: 'application/ocsp-request', expected: asJson(decodeOcsp(signedRequest)) },
-  { route: 'rfc6960', name: 'OCSP response', bytes: ocspResponse, type: 'application/ocsp-response', expected: asJson(decodeOcsp(ocspResponse)) },
-  { route: 'rfc3161', name: 'TSP query', bytes: tspQuery, type: 'application/timestamp-query', expected: asJson(decodeTsp(tspQuery)) },
-  { route: 'rfc3161', name: 'TSP reply', bytes: tspReply, type: 'application/timestamp-reply', expected: asJson(decodeTsp(tspReply)) },
-  { route: 'rfc3161', name: 'TSP rejection', bytes: tspRejection, type: 'application/timestamp-reply', expected: asJson(decodeTsp(tspRejection)) },
+  { route: 'rfc6960', name: 'OCSP request', bytes: ocspRequest, type: 'application/ocsp-request', expected: asJson(ocspView(decodeOcsp(ocspRequest))) },
+  { route: 'rfc6960', name: 'signed OCSP request', bytes: signedRequest, type: 'application/ocsp-request', expected: asJson(ocspView(decodeOcsp(signedRequest))) },
+  { route: 'rfc6960', name: 'OCSP response', bytes: ocspResponse, type: 'application/ocsp-response', expected: asJson(ocspView(decodeOcsp(ocspResponse))) },
+  { route: 'rfc3161', name: 'TSP query', bytes: tspQuery, type: 'application/timestamp-query', expected: asJson(tspView(decodeTsp(tspQuery))) },
+  { route: 'rfc3161', name: 'TSP reply', bytes: tspReply, type: 'application/timestamp-reply', expected: asJson(tspView(decodeTsp(tspReply))) },
+  { route: 'rfc3161', name: 'TSP rejection', bytes: tspRejection, type: 'application/timestamp-reply', expected: asJson(tspView(decodeTsp(tspRejection))) },
 ];
 
 t.test('the six routes: common capability, any authenticated principal', async (t) => {
@@ -92,9 +94,11 @@ t.test('OCSP and TSP: GET and every POST form answer the decoded object', async 
   // Fields the answers must carry, beyond equality with the decoder (kind detection, embedded certificates):
   // the response schemas would drop a field they do not list.
   const reply = (await inject({ method: 'POST', url: '/api/v1/rfc3161/', payload: { data: b64(tspReply) } })).json();
-  t.match(reply, { kind: 'reply', status: 'granted', token: { signer: { dn: 'CN=Test TSA,O=Certwright Test,C=FR', certificate: { dn: 'CN=Test TSA,O=Certwright Test,C=FR' } }, signatureValid: true } });
+  t.match(reply, { kind: 'reply', status: 'granted', policy: '1.3.6.1.4.1.99999.1', token: { signer: { dn: 'CN=Test TSA,O=Certwright Test,C=FR', certificate: { dn: 'CN=Test TSA,O=Certwright Test,C=FR' } }, signatureValid: true } });
   const response = (await inject({ method: 'POST', url: '/api/v1/rfc6960/', payload: { data: b64(ocspResponse) } })).json();
-  t.match(response, { kind: 'response', responseStatus: 'successful', responses: [{ certStatus: 'good' }, { certStatus: 'revoked', revocationReason: 'keyCompromise' }], signatureValid: true });
+  t.match(response, { kind: 'response', status: 'successful', respID: 'CN=Test CA,O=Certwright Test,C=FR', responses: [{ status: 'good' }, { status: 'revoked', revocationReason: 'keyCompromise' }], signatureValid: true });
+  t.notOk('responseStatus' in response, 'the old name is gone');
+  t.match(response.responses[0].certID, { serial: /^[0-9a-f]+$/, hashAlg: 'sha1', issuerKeyHash: /^[0-9a-f]{40}$/, issuerNameHash: /^[0-9a-f]{40}$/ }, 'certID as Horizon names it');
   t.type(response.certificates[0].pem, 'string', 'embedded certificates in full');
   const signed = (await inject({ method: 'POST', url: '/api/v1/rfc6960/', payload: { data: b64(signedRequest) } })).json();
   t.match(signed, { kind: 'request', signed: true, requestor: 'CN=good.example', signingAlgorithm: 'ecdsa-with-SHA256', certificates: [{ dn: 'CN=good.example' }], signatureValid: true });

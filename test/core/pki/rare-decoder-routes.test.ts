@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { decodeCrl } from '../../../core/pki/crl/decode.js';
+import { crlView } from '../../../core/pki/views/crl.js';
 import { ADMIN_HEADERS, bootKernel, LogCapture } from '../../helpers/kernel.js';
 import { OPENSSL_REASONS, opensslCrlEntries, rareTools, type RareTools } from '../../helpers/openssl-rare.js';
 
@@ -30,7 +31,7 @@ t.test('CRL decoder: GET with the PEM in the path, POST as JSON and raw bodies',
   const kernel = await bootKernel(t);
   const tools = rareTools(t);
   const f = fixtures(tools);
-  const expected = JSON.parse(JSON.stringify(decodeCrl(f.crlDer))) as Record<string, unknown>;
+  const expected = JSON.parse(JSON.stringify(crlView(decodeCrl(f.crlDer)))) as Record<string, unknown>;
   const answers = {
     'GET, PEM percent-encoded': await get(kernel, `/api/v1/rfc5280/crl/${encodeURIComponent(f.crlPem)}`),
     'GET, PEM with raw slashes': await get(kernel, `/api/v1/rfc5280/crl/${f.crlPem.replace(/\n/g, '%0A').replace(/ /g, '%20').replace(/\+/g, '%2B')}`),
@@ -49,8 +50,10 @@ t.test('CRL decoder: GET with the PEM in the path, POST as JSON and raw bodies',
     t.equal(res.headers['content-type'], 'application/json', `${how}: exactly application/json`);
     t.same(res.json(), expected, `${how}: the decoded CRL`);
   }
-  const body = answers['POST {crl}'].json() as { issuer: string; entries: { serial: string; reason: string; revocationDate: number }[] };
-  t.equal(body.issuer, 'CN=Rare Test CA,O=Certwright Test,C=FR');
+  const body = answers['POST {crl}'].json() as { issuerDn: string; number: number; entries: { serial: string; reason: string; revocationDate: number }[] };
+  t.equal(body.issuerDn, 'CN=Rare Test CA,O=Certwright Test,C=FR');
+  t.notOk('issuer' in body, 'the old name is gone');
+  t.equal(body.number, 1, 'the CRL number as a JSON integer');
   t.same(
     body.entries.map((e) => [e.serial, e.revocationDate, e.reason]),
     opensslCrlEntries(f.crlText).map((e) => [e.serial, e.revocationDate, OPENSSL_REASONS[e.reason!]]),
@@ -121,8 +124,8 @@ t.test('detect: JSON {data}, a bare JSON string, a JWK, raw bodies', async (t) =
   const f = fixtures(tools);
   tools.sshKeygen(['-q', '-t', 'ed25519', '-N', '', '-C', 'me@example', '-f', 'id_ed25519']);
   const cases: [string, string, string | Buffer | object, object][] = [
-    ['{data: PEM}', 'application/json', { data: f.crlPem }, { type: 'crl', encoding: 'pem', label: 'X509 CRL' }],
-    ['a bare JSON string', 'application/json', JSON.stringify(tools.text('ca.pem')), { type: 'certificate', encoding: 'pem' }],
+    ['{data: PEM}', 'application/json', { data: f.crlPem }, { type: 'crl', encoding: 'pem', label: 'X509 CRL', value: { issuerDn: 'CN=Rare Test CA,O=Certwright Test,C=FR' } }],
+    ['a bare JSON string', 'application/json', JSON.stringify(tools.text('ca.pem')), { type: 'certificate', encoding: 'pem', value: { issuerDn: 'CN=Rare Test CA,O=Certwright Test,C=FR', selfSigned: true } }],
     ['{data: base64}', 'application/json', { data: tools.read('modern.p12').toString('base64') }, { type: 'pkcs12', encoding: 'base64' }],
     ['{data: OpenSSH line}', 'application/json', { data: tools.text('id_ed25519.pub') }, { type: 'openssh-public-key', encoding: 'openssh', details: { comment: 'me@example' } }],
     ['a JWK object', 'application/json', { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }, { type: 'jwk', encoding: 'json', details: { kty: 'OKP', private: false } }],
