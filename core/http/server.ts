@@ -24,6 +24,21 @@ export interface HttpServerOptions {
 }
 
 /**
+ * What the vendor's clients depend on (read from their sources; test/compat/ replays their calls): the facts,
+ * stated once for every route.
+ */
+const API_DESCRIPTION = [
+  'Certificate lifecycle management, wire-compatible with the EVERTRUST Horizon 2.x API and its clients (the MCP server, the v1 and v2 Go SDKs, the Ansible collection).',
+  '',
+  '- Authentication: X-API-ID and X-API-KEY headers (names in any case), HTTP Basic, or the PLAY_SESSION cookie with a csrf-token header on state-changing calls.',
+  '- JSON answers carry Content-Type exactly application/json (no charset); dates are epoch milliseconds.',
+  '- Errors are {error, message, title, status, detail?} as application/problem+json; a caller accepting application/json only, or Go\'s default client with no Accept (v1 Go SDK), gets the same body as application/json.',
+  '- Search bodies {query, fields?, sortedBy: [{element, order: Asc|Desc}], pageIndex (1-based), pageSize, withCount?} answer {results, pageIndex, pageSize, hasMore, count?}.',
+  '- Decoders take JSON, raw PEM/DER bodies, or multipart/form-data uploads (parts x509, pkcs10, crl, ocsp-response, timestamping-response, file).',
+  '- Unknown, null and server-owned fields in request bodies are ignored where clients send them (requests, imports); configuration bodies refuse unknown fields.',
+].join('\n');
+
+/**
  * The fastify instance every route hangs on: problem+json errors, the capability gate, access control, exact JSON
  * content types, request ids, and the OpenAPI document built from route schemas.
  */
@@ -58,7 +73,7 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'Certwright API', version: API_VERSION, description: 'Certificate lifecycle management' },
+      info: { title: 'Certwright API', version: API_VERSION, description: API_DESCRIPTION },
       servers: [{ url: 'http://localhost:9000' }],
     },
     // Shared schemas appear in components under their $id (Problem), not def-N.

@@ -50,8 +50,16 @@ const importSchema = {
 
 const findSchema = {
   type: 'object',
-  properties: { certificate: { type: 'string', description: 'PEM of the certificate' }, pem: { type: 'string', description: 'Same as certificate' } },
+  properties: {
+    id: { type: 'string', description: '_id of the certificate (v2 FindCertificateById)' },
+    certificate: { type: 'string', description: 'PEM of the certificate' },
+    pem: { type: 'string', description: 'Same as certificate' },
+  },
 } as const;
+
+/** Most ids one list call takes (v2 CertificateList: POST /api/v1/certificates with a JSON array of ids). */
+const MAX_LIST = 1000;
+const listSchema = { type: 'array', maxItems: MAX_LIST, items: { type: 'string', maxLength: 64 }, description: 'Certificate _ids to fetch' } as const;
 
 /** What an import may set beside the certificate itself. */
 type ImportBody = Pick<CertificateInput, 'certificate' | 'module' | 'profile' | 'owner' | 'team' | 'contactEmail' | 'labels' | 'metadata' | 'holderId'>;
@@ -86,13 +94,18 @@ export async function certificateRoutes(app: FastifyInstance, ctx: InventoryCont
     return visible(request, certificate);
   };
 
-  const get = async (request: FastifyRequest) => {
-    const value = pathValue(request);
-    if (value.includes('BEGIN')) return byPem(request, value);
-    const certificate = isId(value) ? await repository.get(request.tenant, value) : null;
+  const byId = async (request: FastifyRequest, value: string) => {
+    const id = value.toLowerCase();
+    const certificate = isId(id) ? await repository.get(request.tenant, id) : null;
     if (!certificate) throw new ProblemError('CRT-003', { detail: `No certificate ${value.slice(0, 64)}` });
     await visible(request, certificate);
     return { certificate, permissions: permissionsOf(request, certificate) };
+  };
+
+  const get = async (request: FastifyRequest) => {
+    const value = pathValue(request);
+    if (value.includes('BEGIN')) return byPem(request, value);
+    return byId(request, value);
   };
 
   const getSchema = {
@@ -111,28 +124,49 @@ export async function certificateRoutes(app: FastifyInstance, ctx: InventoryCont
     handler: get,
   });
 
-  app.post<{ Body: { certificate?: string; pem?: string } }>(`${BASE}/find`, {
+  app.post<{ Body: { id?: string; certificate?: string; pem?: string } }>(`${BASE}/find`, {
     config: { capability: CAPABILITY, access: READ },
     bodyLimit: BODY_LIMIT,
-    schema: { tags, summary: 'Find a certificate by its PEM', body: findSchema, response: { 200: certificateObjectSchema } },
+    schema: {
+      tags,
+      summary: 'Find a certificate by _id or by PEM',
+      description: 'Body {id} or {certificate|pem: PEM}; answers {certificate, permissions} (the v2 Go client decodes CertificateWithPermissionsResponse).',
+      body: findSchema,
+      response: { 200: withPermissionsSchema },
+    },
     handler: async (request) => {
+      if (request.body.id) return byId(request, request.body.id);
       const pem = request.body.certificate || request.body.pem;
-      if (!pem) throw new ProblemError('PKI-001', { detail: 'send the certificate as {"certificate": "<PEM>"}' });
-      return byPem(request, pem);
+      if (!pem) throw new ProblemError('PKI-001', { detail: 'send {"id": "<_id>"} or {"certificate": "<PEM>"}' });
+      const certificate = await byPem(request, pem);
+      return { certificate, permissions: permissionsOf(request, certificate) };
     },
   });
 
-  app.post<{ Body: ImportBody }>(`${BASE}/`, {
+  /** v2 CertificateList: the visible certificates among `ids`, in their order (unknown or filtered ones left out). */
+  const list = async (request: FastifyRequest, ids: readonly string[]) => {
+    if (!request.principal!.permissions.allows(READ.permission)) throw new ProblemError('SEC-PERM-001', { message: `This operation requires the permission ${READ.permission}` });
+    const out: { certificate: CertificateObject; permissions: ReturnType<typeof permissionsOf> }[] = [];
+    for (const raw of new Set(ids.map((id) => id.toLowerCase()))) {
+      const certificate = isId(raw) ? await repository.get(request.tenant, raw) : null;
+      if (certificate && (await certificateVisible(ctx, request, certificate._id))) out.push({ certificate, permissions: permissionsOf(request, certificate) });
+    }
+    return out;
+  };
+
+  app.post<{ Body: ImportBody | string[] }>(`${BASE}/`, {
     config: { capability: CAPABILITY, access: 'authenticated' },
     bodyLimit: BODY_LIMIT,
     schema: {
       tags,
-      summary: 'Import a certificate into the inventory',
-      description: 'Needs lifecycle:<module>:<profile, or "none">:import:direct. Answers the certificate object; CRT-004 (with the existing _id) when it is already there.',
-      body: importSchema,
-      response: { 201: certificateObjectSchema },
+      summary: 'Import a certificate into the inventory, or fetch certificates by _id',
+      description:
+        'An object imports: needs lifecycle:<module>:<profile, or "none">:import:direct; answers 201 with the certificate object; CRT-004 (with the existing _id) when it is already there. A JSON array of _ids (v2 CertificateList, at most 1,000) needs search:certificates and answers 200 with [{certificate, permissions}] for those that exist and the caller may read.',
+      body: { anyOf: [importSchema, listSchema] },
+      response: { 201: certificateObjectSchema, 200: { type: 'array', items: withPermissionsSchema } },
     },
     handler: async (request, reply) => {
+      if (Array.isArray(request.body)) return reply.code(200).send(await list(request, request.body));
       const body = request.body;
       const profile = none(body.profile);
       const module = none(body.module) ?? (profile ? 'webra' : 'discovery');

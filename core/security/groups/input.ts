@@ -19,9 +19,11 @@ export const EMAIL = { type: ['string', 'null'], maxLength: 320, anyOf: [{ forma
 /** Fields the server owns that a client may echo back from a GET: accepted, ignored. */
 export const SERVER_OWNED = { _id: {}, createdAt: {}, updatedAt: {} } as const;
 
+/** Localized texts: [{lang, value}], or a plain string (Horizon's MCP server sends one), taken as English. */
 export const localizedInput = {
-  type: ['array', 'null'],
+  type: ['array', 'string', 'null'],
   maxItems: 64,
+  maxLength: 4096,
   items: {
     type: 'object',
     additionalProperties: false,
@@ -63,7 +65,8 @@ export function permissionsOf(given: { value: string; filter?: string | null }[]
   return out;
 }
 
-export const localizedOf = (given: LocalizedText[] | null | undefined): LocalizedText[] => (given ?? []).map((t) => ({ lang: t.lang, value: t.value }));
+export const localizedOf = (given: LocalizedText[] | string | null | undefined): LocalizedText[] =>
+  typeof given === 'string' ? (given === '' ? [] : [{ lang: 'en', value: given }]) : (given ?? []).map((t) => ({ lang: t.lang, value: t.value }));
 
 export const parseJson = <T>(text: string | null | undefined, fallback: T): T => {
   if (!text) return fallback;

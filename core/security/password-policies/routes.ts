@@ -40,7 +40,7 @@ const inputSchema = {
     _id: { type: 'string' },
     name: nameSchema,
     minChar: count,
-    maxChar: count,
+    maxChar: { type: ['integer', 'null'], description: 'null: no maximum of its own (the longest allowed, 1,024), as Horizon\'s MCP server clears it' },
     minLoChar: count,
     minUpChar: count,
     minDiChar: count,
@@ -49,14 +49,17 @@ const inputSchema = {
   },
 } as const;
 
-type Body = PasswordPolicyInput & { _id?: string };
+type Body = Omit<PasswordPolicyInput, 'maxChar'> & { _id?: string; maxChar?: number | null };
+
+/** The longest password a policy may ask for (policy.ts checks maxChar within 1..1024). */
+const LONGEST = 1024;
 type NameParams = { Params: { name: string } };
 const nameParams = { type: 'object', required: ['name'], properties: { name: nameSchema } } as const;
 
 /** Only the fields the client sent, so the service can fill the others (defaults or current values). */
 const input = (body: Body): PasswordPolicyInput => {
   const out: PasswordPolicyInput = { name: body.name };
-  for (const rule of RULES) if (body[rule] !== undefined) (out as Record<string, unknown>)[rule] = body[rule];
+  for (const rule of RULES) if (body[rule] !== undefined) (out as Record<string, unknown>)[rule] = rule === 'maxChar' && body[rule] === null ? LONGEST : body[rule];
   return out;
 };
 const tags = ['security'];

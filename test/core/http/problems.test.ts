@@ -78,3 +78,30 @@ t.test('request ids: given ones are echoed, others generated, and the log carrie
   const hostile = await kernel.app.inject({ method: 'GET', url: '/healthz', headers: { host: 'localhost', 'x-request-id': 'bad id with spaces "and quotes"' } });
   t.match(hostile.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an unsafe id is replaced');
 });
+
+t.test('the error media type follows what the caller takes (v1 Go reads error bodies only as application/json)', async (t) => {
+  const kernel = await setup(t);
+  const bodyOf = (res: { body: string }) => JSON.parse(res.body) as Record<string, unknown>;
+  const unknown = (headers: Record<string, string>) => kernel.app.inject({ method: 'GET', url: '/api/v1/certificates/ffffffffffffffffffffffff', headers: { host: 'localhost', ...ADMIN_HEADERS, ...headers } });
+  const cases: [string, Record<string, string>, string][] = [
+    ['no Accept (curl-like defaults, fastify inject)', {}, 'application/problem+json'],
+    ['Accept */* (the MCP server, curl)', { accept: '*/*' }, 'application/problem+json'],
+    ['Accept: application/json, application/problem+json (v2 Go docs)', { accept: 'application/json, application/problem+json' }, 'application/problem+json'],
+    ['Accept: application/json only (v2 Go as it runs)', { accept: 'application/json' }, 'application/json'],
+    ['Accept: application/json;q=0.9', { accept: 'application/json;q=0.9' }, 'application/json'],
+    ["Go's default client, no Accept (v1 Go SDK)", { 'user-agent': 'Go-http-client/1.1' }, 'application/json'],
+    ["Go's default client asking for problem+json", { 'user-agent': 'Go-http-client/1.1', accept: 'application/problem+json' }, 'application/problem+json'],
+  ];
+  let first: Record<string, unknown> | undefined;
+  for (const [what, headers, type] of cases) {
+    const res = await unknown(headers);
+    t.equal(res.statusCode, 404, `${what}: 404`);
+    t.equal(res.headers['content-type'], type, `${what}: ${type}`);
+    first ??= bodyOf(res);
+    t.same(bodyOf(res), first, `${what}: the same {error, message, title, status}`);
+  }
+  t.match(first, { error: 'CRT-003', status: 404, title: String, message: String });
+  const unauthenticated = await kernel.app.inject({ method: 'GET', url: '/api/v1/licenses', headers: { host: 'localhost', 'user-agent': 'Go-http-client/1.1' } });
+  t.equal(unauthenticated.statusCode, 401);
+  t.equal(unauthenticated.headers['content-type'], 'application/json', 'authentication failures too');
+});

@@ -94,8 +94,16 @@ t.test('import, then get by _id, by URL-encoded PEM and by find: the certificate
 
   const found = await admin('POST', `${CERTS}/find`, { certificate: f.rsa.pem });
   t.equal(found.statusCode, 200, found.body);
-  t.same(found.json(), cert);
-  t.same((await admin('POST', `${CERTS}/find`, { pem: f.rsa.pem })).json(), cert, 'find also takes {pem}');
+  const withPermissions = (await admin('GET', `${CERTS}/${cert._id}`)).json();
+  t.same(found.json(), withPermissions, 'find answers {certificate, permissions}, as GET by _id (v2 CertificateWithPermissionsResponse)');
+  t.same((await admin('POST', `${CERTS}/find`, { pem: f.rsa.pem })).json(), withPermissions, 'find also takes {pem}');
+  t.same((await admin('POST', `${CERTS}/find`, { id: (cert._id as string).toUpperCase() })).json(), withPermissions, 'and {id} (v2 FindCertificateById)');
+
+  // v2 CertificateList: POST /api/v1/certificates with a JSON array of _ids.
+  const listed = await admin('POST', `${CERTS}`, [cert._id, 'ffffffffffffffffffffffff', 'not-an-id', cert._id]);
+  t.equal(listed.statusCode, 200, listed.body.slice(0, 200));
+  t.same(listed.json(), [withPermissions], 'the known ones, once, as {certificate, permissions}; unknown ids left out');
+  t.equal((await admin('POST', `${CERTS}`, Array.from({ length: 1001 }, () => cert._id))).statusCode, 400, 'at most 1,000 ids');
 
   // EC leaf without a profile: module discovery, not self-signed, no rights on workflows.
   const leaf = await admin('POST', `${CERTS}/`, { certificate: f.ecLeaf.pem });
@@ -183,6 +191,7 @@ t.test('duplicates, garbage and non-certificates are refused and nothing is writ
   t.equal(garbagePem.json().error, 'PKI-001');
   t.equal((await admin('POST', `${CERTS}/find`, { certificate: f.rsa.pem })).json().error, 'CRT-003');
   t.equal((await admin('POST', `${CERTS}/find`, {})).json().error, 'PKI-001');
+  t.equal((await admin('POST', `${CERTS}/find`, { id: 'ffffffffffffffffffffffff' })).json().error, 'CRT-003', 'an unknown id');
   t.equal((await admin('POST', `${CERTS}/find`, { certificate: 'junk' })).json().error, 'PKI-001');
 });
 

@@ -220,3 +220,16 @@ t.test('every policy change is an event naming who made it', async (t) => {
   t.ok(events.every((e: { principal: string; object_id: string }) => e.principal === 'administrator' && e.object_id === 'Vault'));
   t.match(JSON.parse(events[1].payload), { policy: { name: 'Vault', minChar: 24 } });
 });
+
+t.test("maxChar null (Horizon's MCP server clears it so) means the longest allowed, 1,024", async (t) => {
+  const kernel = await bootKernel(t);
+  const api = client(kernel);
+  const created = await api('POST', '', { name: 'long-ok', minChar: 20, maxChar: 40 });
+  t.equal(created.statusCode, 201, created.body);
+  const cleared = await api('PUT', '', { name: 'long-ok', maxChar: null });
+  t.equal(cleared.statusCode, 200, cleared.body);
+  t.match(cleared.json(), { name: 'long-ok', minChar: 20, maxChar: 1024 });
+  const generated = (await api('GET', 'long-ok/generate')).json() as string;
+  t.ok(generated.length >= 20, 'generation still follows the policy');
+  t.equal((await api('PUT', '', { name: 'long-ok', maxChar: 'none' })).statusCode, 400, 'any other non-integer is refused');
+});

@@ -167,3 +167,16 @@ t.test('role routes need credentials and the roles permission', async (t) => {
   t.equal((await reader('DELETE', `${ROLES}operators`)).statusCode, 403);
   t.equal((await caller(kernel, ADMIN_HEADERS)('GET', `${ROLES}operators`)).statusCode, 200, 'the refused delete deleted nothing');
 });
+
+t.test("plain-string displayName and description (Horizon's MCP server sends them so) are stored as English", async (t) => {
+  const kernel = await bootKernel(t);
+  const admin = caller(kernel, ADMIN_HEADERS);
+  const created = await admin('POST', ROLES, { name: 'auditors', displayName: 'Auditors', description: 'Read the audit log', permissions: [{ value: 'search:events' }] });
+  t.equal(created.statusCode, 201, created.body);
+  t.match(created.json(), { displayName: [{ lang: 'en', value: 'Auditors' }], description: [{ lang: 'en', value: 'Read the audit log' }] });
+  const updated = await admin('PUT', ROLES, { name: 'auditors', description: '', permissions: [{ value: 'search:events' }] });
+  t.equal(updated.statusCode, 200, updated.body);
+  t.same((await admin('GET', `${ROLES}auditors`)).json().description, [], 'an empty string clears it');
+  const bad = await admin('POST', ROLES, { name: 'long', description: 'x'.repeat(5000) });
+  t.equal(bad.statusCode, 400, 'a description over 4,096 characters is refused');
+});
