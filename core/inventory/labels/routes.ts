@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { localizedInput, localizedOutput } from '../../http/localized-text.js';
 import type { InventoryContext } from '../index.js';
 import type { Label, LabelInput } from './store.js';
 
@@ -7,20 +8,6 @@ const WRITE = { permission: 'configuration:labels:write' } as const;
 const CAPABILITY = 'configuration' as const;
 const BASE = '/api/v1/certificate/labels/';
 const tags = ['labels'];
-
-const localizedInput = {
-  type: ['array', 'null'],
-  maxItems: 64,
-  items: {
-    type: 'object',
-    required: ['lang', 'value'],
-    properties: { lang: { type: 'string', minLength: 1, maxLength: 16 }, value: { type: 'string', maxLength: 4096 } },
-  },
-} as const;
-const localizedOutput = {
-  type: 'array',
-  items: { type: 'object', required: ['lang', 'value'], properties: { lang: { type: 'string' }, value: { type: 'string' } } },
-} as const;
 
 const labelSchema = {
   type: 'object',

@@ -3,14 +3,11 @@ import { isMysql } from '../../db/dialect.js';
 import { newId } from '../../db/ids.js';
 import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
+import { localizedOf, type LocalizedText } from '../../http/localized-text.js';
 import { checkRegex } from '../../query/regex.js';
 import type { KeyValue } from '../types.js';
 
-/** `{lang, value}`, as displayName and description travel. */
-export interface LocalizedText {
-  lang: string;
-  value: string;
-}
+export type { LocalizedText } from '../../http/localized-text.js';
 
 /** A label definition as given (create / update). */
 export interface LabelInput {
@@ -67,7 +64,6 @@ const parseLocalized = (text: string): LocalizedText[] => {
     return [];
   }
 };
-const localizedOf = (given: LocalizedText[] | null | undefined): LocalizedText[] => (given ?? []).map((t) => ({ lang: t.lang, value: t.value }));
 
 const view = (r: LabelRow): Label => ({
   _id: r.id,

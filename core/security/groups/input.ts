@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ProblemError, type ErrorCode } from '../../errors/index.js';
 import { permissionValueProblem } from '../permissions/catalogue.js';
 import type { Permission } from '../permissions/permission-set.js';
-import type { LocalizedText } from '../principals/resolver.js';
+export { localizedInput, localizedOf, localizedOutput } from '../../http/localized-text.js';
 
 /**
  * JSON-schema fragments and input normalisation shared by the roles, teams and principal information
@@ -19,19 +19,6 @@ export const EMAIL = { type: ['string', 'null'], maxLength: 320, anyOf: [{ forma
 /** Fields the server owns that a client may echo back from a GET: accepted, ignored. */
 export const SERVER_OWNED = { _id: {}, createdAt: {}, updatedAt: {} } as const;
 
-/** Localized texts: [{lang, value}], or a plain string (Horizon's MCP server sends one), taken as English. */
-export const localizedInput = {
-  type: ['array', 'string', 'null'],
-  maxItems: 64,
-  maxLength: 4096,
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['lang', 'value'],
-    properties: { lang: { type: 'string', minLength: 1, maxLength: 16 }, value: { type: 'string', maxLength: 4096 } },
-  },
-} as const;
-
 export const permissionsInput = {
   type: ['array', 'null'],
   maxItems: 1000,
@@ -42,11 +29,6 @@ export const permissionsInput = {
     // The value's own rules (and their reasons) are permissionValueProblem's, answered as *-002.
     properties: { value: { type: 'string' }, filter: { type: ['string', 'null'], maxLength: 8192 } },
   },
-} as const;
-
-export const localizedOutput = {
-  type: 'array',
-  items: { type: 'object', required: ['lang', 'value'], properties: { lang: { type: 'string' }, value: { type: 'string' } } },
 } as const;
 
 export const permissionsOutput = {
@@ -65,8 +47,6 @@ export function permissionsOf(given: { value: string; filter?: string | null }[]
   return out;
 }
 
-export const localizedOf = (given: LocalizedText[] | string | null | undefined): LocalizedText[] =>
-  typeof given === 'string' ? (given === '' ? [] : [{ lang: 'en', value: given }]) : (given ?? []).map((t) => ({ lang: t.lang, value: t.value }));
 
 export const parseJson = <T>(text: string | null | undefined, fallback: T): T => {
   if (!text) return fallback;

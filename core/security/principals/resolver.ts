@@ -2,11 +2,8 @@ import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { PermissionSet, type Permission } from '../permissions/permission-set.js';
 
-/** Localised text as the API carries it (displayName, description). */
-export interface LocalizedText {
-  lang: string;
-  value: string;
-}
+export type { LocalizedText } from '../../http/localized-text.js';
+import type { LocalizedText } from '../../http/localized-text.js';
 
 /** A team as a principal sees it (client-compat §7: teams as objects). */
 export interface PrincipalTeam {

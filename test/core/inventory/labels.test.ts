@@ -44,6 +44,11 @@ t.test('label CRUD: the standard set, PUT names the label in the body', async (t
   const event = await kernel.db.knex('events').where({ code: 'LABEL-UPDATED' }).first();
   t.match(event, { principal: 'administrator', object_type: 'label', object_id: 'env', module: 'inventory' });
   t.same(JSON.parse(event.payload), { regex: 'prod|dev' });
+
+  const plain = await admin('POST', LABELS, { name: 'site', displayName: 'Site', description: 'Where it runs' });
+  t.equal(plain.statusCode, 201, plain.body);
+  t.match(plain.json(), { displayName: [{ lang: 'en', value: 'Site' }], description: [{ lang: 'en', value: 'Where it runs' }] }, "plain strings (Horizon's MCP server) are taken as English");
+  t.equal((await admin('DELETE', `${LABELS}site`)).statusCode, 204);
 });
 
 t.test('bad label input is refused with a stable code and nothing is written', async (t) => {
@@ -62,7 +67,7 @@ t.test('bad label input is refused with a stable code and nothing is written', a
     ['no name', 'POST', LABELS, { regex: 'a' }, 400, 'HTTP-003'],
     ['regex that does not compile', 'POST', LABELS, { name: 'x', regex: '(unclosed' }, 400, 'LBL-002', /does not compile/],
     ['regex too long', 'POST', LABELS, { name: 'x', regex: 'a'.repeat(1025) }, 400, 'LBL-002', /1024/],
-    ['displayName not a list', 'POST', LABELS, { name: 'x', displayName: 'Env' }, 400, 'HTTP-003'],
+    ['displayName neither a list nor a string', 'POST', LABELS, { name: 'x', displayName: { en: 'Env' } }, 400, 'HTTP-003'],
     ['displayName entry without lang', 'POST', LABELS, { name: 'x', displayName: [{ value: 'Env' }] }, 400, 'HTTP-003'],
     ['malformed JSON', 'POST', LABELS, '{"name": ', 400, 'HTTP-002'],
     ['update of an unknown label', 'PUT', LABELS, { name: 'ghost' }, 404, 'LBL-003'],
