@@ -5,8 +5,8 @@ import { detect, typeOfLabel, wrongKind } from '../detect.js';
 import type { PkiRouteContext } from '../index.js';
 import { decodeInput, MAX_OBJECT_BYTES } from '../input.js';
 import { decodePkcs12 } from '../pkcs12/decode.js';
-import { decodedPkcs12Schema } from '../pkcs12/schema.js';
 import { crlView, crlViewSchema } from '../views/crl.js';
+import { pkcs12View, pkcs12ViewSchema } from '../views/pkcs12.js';
 import { DETECTED_TYPE_NAMES, detectionView } from '../views/detection.js';
 import { acceptMultipart, MultipartBody } from './multipart-body.js';
 
@@ -146,7 +146,7 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
       summary: 'Open a PKCS#12 file with its password: certificates, key descriptions, friendly names, MAC and encryption',
       description:
         'JSON {"pkcs12": base64 or PEM, "password": "…"}, each also accepted as {"value": "…"}; or the raw file as application/x-pkcs12 with the password in the X-PKCS12-Password header. Multipart is not accepted. A wrong password is 400 PKI-003. Private keys are described, never returned.',
-      response: { 200: decodedPkcs12Schema, ...problem },
+      response: { 200: pkcs12ViewSchema, ...problem },
     },
     handler: async (request) =>
       guarded(request, () => {
@@ -155,7 +155,7 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
         const header = request.headers['x-pkcs12-password'];
         const password = raw ? (typeof header === 'string' ? header : '') : valueOf((body as { password?: unknown } | null)?.password ?? '');
         if (typeof password !== 'string') throw new ProblemError('PKI-003', { detail: 'the password must be a string' });
-        return decodePkcs12(derOf(bodyObject(body, ['pkcs12', 'data'], 'PKCS#12 file'), 'pkcs12'), password);
+        return pkcs12View(decodePkcs12(derOf(bodyObject(body, ['pkcs12', 'data'], 'PKCS#12 file'), 'pkcs12'), password));
       }),
   });
 

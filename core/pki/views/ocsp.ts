@@ -1,5 +1,6 @@
 import type { OcspInfo, OcspSingleResponse } from '../ocsp/decode.js';
 import { ocspSchema } from '../ocsp/schema.js';
+import { certificateView, certificateViewSchema } from './x509.js';
 
 /**
  * A decoded OCSP request or response. Responses use the names Horizon's clients read (the MCP server's
@@ -14,9 +15,11 @@ function singleView(r: OcspSingleResponse) {
 }
 
 export function ocspView(info: OcspInfo): Record<string, unknown> {
-  if (info.kind === 'request') return { ...info };
+  // Embedded signer certificates as the x509 decoder answers them.
+  const certificates = info.certificates ? { certificates: info.certificates.map(certificateView) } : {};
+  if (info.kind === 'request') return { ...info, ...certificates };
   const { responseStatus, responses, ...rest } = info;
-  const view: Record<string, unknown> = { ...rest, status: responseStatus };
+  const view: Record<string, unknown> = { ...rest, ...certificates, status: responseStatus };
   if (info.responderId) view.respID = 'dn' in info.responderId ? info.responderId.dn : info.responderId.keyHash;
   if (responses) view.responses = responses.map(singleView);
   return view;
@@ -30,6 +33,7 @@ export const ocspViewSchema = {
   description: 'kind request: version, requests, nonce, requestor, signed (+ signingAlgorithm, certificates, signatureValid). kind response: status, then for successful basic responses respID, producedAt, responses and the rest.',
   properties: {
     ...properties,
+    certificates: { type: 'array', items: certificateViewSchema },
     status: { ...responseStatus, description: 'responses: the OCSP response status' },
     respID: { type: 'string', description: "the responder: its DN (RFC 4514) or its key hash (hex); responderId says which" },
     responses: {

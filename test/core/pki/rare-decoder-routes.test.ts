@@ -74,7 +74,7 @@ t.test('PKCS#12: JSON with string or {value} fields, raw with the password heade
   t.equal(asString.statusCode, 200, asString.body);
   t.equal(asString.headers['content-type'], 'application/json');
   const decoded = asString.json() as {
-    certificates: { thumbprint: string; dn: string; pem: string }[];
+    certificates: { certificateSHAOneThumbprint: string; dn: string; issuerDn: string; pem: string }[];
     keys: { keyType: string; matchesCertificate: string }[];
     friendlyNames: string[];
     macAlgorithm: string;
@@ -85,6 +85,8 @@ t.test('PKCS#12: JSON with string or {value} fields, raw with the password heade
     decoded.certificates.map((c) => c.dn),
     ['CN=leaf.example', 'CN=Rare Test CA,O=Certwright Test,C=FR'],
   );
+  t.match(decoded.certificates[0], { issuerDn: 'CN=Rare Test CA,O=Certwright Test,C=FR', certificateSHAOneThumbprint: leafSha1 }, 'certificates as the x509 decoder answers them');
+  t.notOk('issuer' in decoded.certificates[0]!, "under Horizon's names only");
   t.match(decoded, { encryption: 'legacy', macAlgorithm: 'sha1', friendlyNames: ['Leaf'], keys: [{ keyType: 'ec-secp256r1', matchesCertificate: leafSha1 }] });
   t.same(decoded.encryptionAlgorithms, ['pbeWithSHA1And40BitRC2-CBC', 'pbeWithSHA1And3-KeyTripleDES-CBC']);
   t.notOk(asString.body.includes('PRIVATE KEY'), 'no key material');
