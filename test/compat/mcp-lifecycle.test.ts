@@ -21,8 +21,6 @@
  * - search_certificates with preset `diagnostic` / `compliance` (src/tools/lifecycle/certificates.ts:L216-L251,
  *   src/tools/helpers.ts:L72-L116): its `fields` name discoverydata.source, grade.details…, which Certwright
  *   refuses with 400 HQL-002 "Unknown field" where the client expects the known fields answered.
- * - set_certificate_auto_renew (src/tools/lifecycle/certificates.ts:L390-L419): submit update with
- *   template.autoRenew {value: true} completes, but the update workflow does not apply autoRenew.
  *
  * Runs on SQLite and, with TEST_DATABASE_URL, on MariaDB.
  */

@@ -32,7 +32,7 @@ export interface Plan {
   /** Migrate: target profile. */
   targetProfile?: string;
   /** Update / migrate: the certificate changes. */
-  changes?: { labels?: KeyValue[]; metadata?: KeyValue[]; owner?: string | null; team?: string | null; contactEmail?: string | null };
+  changes?: { labels?: KeyValue[]; metadata?: KeyValue[]; owner?: string | null; team?: string | null; contactEmail?: string | null; autoRenew?: boolean };
   /** Import: the certificate PEM. */
   certificatePem?: string;
   challengeMode?: boolean;

@@ -35,6 +35,14 @@ export type { RequestAnswer } from './plan.js';
  * workflows, approve / deny / cancel as optimistic transitions, issuance and revocation through the PKI
  * gateway, whose completion handlers (completion.ts) finish requests inside the queue's transaction.
  */
+/** A template element that holds a boolean: `{value: true}` or `true`; undefined when absent, null when not a boolean. */
+function booleanElement(element: unknown): boolean | undefined | null {
+  if (element === undefined || element === null) return undefined;
+  const v = typeof element === 'object' && !Array.isArray(element) ? (element as { value?: unknown }).value : element;
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'boolean' ? v : null;
+}
+
 export class RequestWorkflows {
   readonly ledger: RequestLedger;
   readonly completions: Completions;
@@ -282,6 +290,10 @@ export class RequestWorkflows {
           const v = single(t, name);
           if (v !== undefined) changes[name] = v;
         }
+        // `autoRenew: {value}` (client-compat §2.3, API 2.10+; the MCP server's set_certificate_auto_renew), or a bare boolean.
+        const autoRenew = booleanElement(t.autoRenew);
+        if (autoRenew === null) throw invalid(workflow, 'template.autoRenew must be {"value": true|false}');
+        if (autoRenew !== undefined) changes.autoRenew = autoRenew;
         // The profile's rules for these elements (the certificate's profile; for migrate, the one it enters).
         const c = certificate!;
         changes = applyElementRules(profile, { labels: c.labels, owner: c.owner ?? null, team: c.team ?? null, contactEmail: c.contactEmail ?? null }, changes, workflow === 'migrate');
