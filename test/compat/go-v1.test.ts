@@ -28,11 +28,12 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { buildCsr } from '../../core/pki/csr/build.js';
 import { selfSignedCertificate } from '../../core/pki/issue/self-signed.js';
 import { bootKernel, ENROLLMENT_BOOTSTRAP, TEST_ADMIN_SECRET } from '../helpers/kernel.js';
 import { createPrincipal } from '../helpers/security.js';
 import { goDecodeErrors, goPathEscape, type GoShape } from './go-shapes.js';
+import { csrFor } from '../helpers/csr.js';
+import { toPem } from '../../core/pki/input.js';
 
 const kernel = await bootKernel(t, ENROLLMENT_BOOTSTRAP);
 
@@ -54,9 +55,6 @@ async function v1(method: 'GET' | 'POST', path: string, body?: string, headers =
 /** http/client.go @cc4f36d L48-L81: a status above 300 is an error; below, the body is decoded. */
 const v1Success = (status: number): boolean => status <= 300;
 
-const pemOf = (der: Uint8Array, label: string): string => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
-const csrFor = (cn: string, dns: string[] = []): string =>
-  pemOf(buildCsr(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, { subject: `CN=${cn}`, sans: dns.map((value) => ({ sanType: 'DNSNAME' as const, value })) }), 'CERTIFICATE REQUEST');
 
 // ---- Go struct shapes (what encoding/json accepts) -------------------------------------------------------
 const str = 'string' as const;
@@ -257,7 +255,7 @@ t.test('requests.Client.GetUpdateTemplate + NewUpdateRequest — horizon-go requ
 
 t.test('requests.Client.NewImportRequest — horizon-go requests/client.go:L374-L391', async (t) => {
   const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const pem = pemOf(selfSignedCertificate(key.privateKey, { subject: 'CN=v1-import.example.com', validityDays: 30 }), 'CERTIFICATE');
+  const pem = toPem(selfSignedCertificate(key.privateKey, { subject: 'CN=v1-import.example.com', validityDays: 30 }), 'CERTIFICATE');
   // Template nil: left out; WebRAImportRequest field order puts profile before the dates and certificatePem after.
   const res = await v1('POST', '/api/v1/requests/submit', JSON.stringify({ workflow: 'import', module: 'webra', profile: 'default', ...ZERO_DATES, certificatePem: pem }));
   const body = checkV1Request(t, res, 'import', 'any');

@@ -35,12 +35,11 @@
  * here passes against Certwright, CertificateAPI.CertificateFind ({id}, {certificate, permissions}) and
  * CertificateAPI.CertificateList (a JSON array of ids on POST /api/v1/certificates) included.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { buildCsr } from '../../core/pki/csr/build.js';
 import { bootKernel, ENROLLMENT_BOOTSTRAP, TEST_ADMIN_SECRET } from '../helpers/kernel.js';
 import { createPrincipal } from '../helpers/security.js';
 import { GO_V2_JSON_CHECK, goDecodeErrors, goPathEscape, type GoShape } from './go-shapes.js';
+import { csrFor } from '../helpers/csr.js';
 
 const kernel = await bootKernel(t, ENROLLMENT_BOOTSTRAP);
 
@@ -61,9 +60,6 @@ function v2Ok(t: Test, res: { statusCode: number; headers: Record<string, unknow
   return JSON.parse(res.body) as Json;
 }
 
-const pemOf = (der: Uint8Array, label: string): string => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
-const csrFor = (cn: string, dns: string[] = []): string =>
-  pemOf(buildCsr(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, { subject: `CN=${cn}`, sans: dns.map((value) => ({ sanType: 'DNSNAME' as const, value })) }), 'CERTIFICATE REQUEST');
 
 // ---- model shapes -------------------------------------------------------------------------------------
 const str = 'string' as const;

@@ -24,11 +24,11 @@
  *
  * Runs on SQLite and, with TEST_DATABASE_URL, on MariaDB.
  */
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { buildCsr } from '../../core/pki/csr/build.js';
 import { bootKernel, ENROLLMENT_BOOTSTRAP, LogCapture, TEST_ADMIN_SECRET } from '../helpers/kernel.js';
 import { createPrincipal } from '../helpers/security.js';
+import { csrFor } from '../helpers/csr.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -115,9 +115,6 @@ const csvRows = (text: string): number => Math.max(0, text.trim().split('\n').le
 // ------------------------------------------------------------------ seed, through the API
 
 const mcp = await mcpClient('administrator', TEST_ADMIN_SECRET);
-const pemOf = (der: Uint8Array, label: string): string => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
-const csrFor = (cn: string, dns: string[] = []): string =>
-  pemOf(buildCsr(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, { subject: `CN=${cn}`, sans: dns.map((value) => ({ sanType: 'DNSNAME' as const, value })) }), 'CERTIFICATE REQUEST');
 
 /** Enrolls through the WebRA flow (decentralized: the CSR carries the key) and answers the certificate id. */
 async function enroll(cn: string, profile = 'default'): Promise<string> {

@@ -11,20 +11,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { buildCsr } from '../../core/pki/csr/build.js';
 import { selfSignedCertificate } from '../../core/pki/issue/self-signed.js';
 import { decodePkcs12 } from '../../core/pki/pkcs12/decode.js';
 import { ADMIN_HEADERS, bootKernel, ENROLLMENT_BOOTSTRAP } from '../helpers/kernel.js';
 import { caller, createPrincipal } from '../helpers/security.js';
 import { compatErrors } from '../helpers/client-compat-schemas.js';
+import { csrFor } from '../helpers/csr.js';
+import { toPem } from '../../core/pki/input.js';
 
 const kernel = await bootKernel(t, ENROLLMENT_BOOTSTRAP);
 const admin = caller(kernel, ADMIN_HEADERS);
 
-const pemOf = (der: Uint8Array, label: string): string => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
 const ecKey = (): KeyObject => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
-const csrFor = (cn: string, dns: string[] = [], key: KeyObject = ecKey()): string =>
-  pemOf(buildCsr(key, { subject: `CN=${cn}`, sans: dns.map((value) => ({ sanType: 'DNSNAME' as const, value })) }), 'CERTIFICATE REQUEST');
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -398,7 +396,7 @@ t.test("GET a request: globalHolderIdCount / profileHolderIdCount count its hold
   // An expired certificate of the same holder, imported into the inventory.
   const key = ecKey();
   const expired = selfSignedCertificate(key, { subject: `CN=${cn}`, validityDays: 30, basicConstraints: { ca: false } }, { clock: () => Date.now() - 400 * 86_400_000 });
-  const imported = await admin('POST', '/api/v1/certificates/', { certificate: pemOf(expired, 'CERTIFICATE'), profile: 'default', holderId: cn });
+  const imported = await admin('POST', '/api/v1/certificates/', { certificate: toPem(expired, 'CERTIFICATE'), profile: 'default', holderId: cn });
   t.equal(imported.statusCode, 201, imported.body);
 
   for (const id of [first._id, second._id]) {
