@@ -1,4 +1,4 @@
-import { certificateInfoSchema } from '../x509/schema.js';
+import { certificateViewSchema } from '../views/x509.js';
 
 /** JSON schema of a decoded OCSP request or response (one object, `kind` tells which fields apply). */
 const str = { type: 'string' } as const;
@@ -39,7 +39,7 @@ export const ocspSchema = {
     },
     nonce: hex,
     signingAlgorithm: str,
-    certificates: { type: 'array', items: certificateInfoSchema },
+    certificates: { type: 'array', items: certificateViewSchema },
     signatureValid: { type: ['boolean', 'null'], description: 'null when no signer certificate is embedded or the algorithm cannot be checked' },
   },
 } as const;

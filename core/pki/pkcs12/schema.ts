@@ -1,4 +1,4 @@
-import { certificateInfoSchema } from '../x509/schema.js';
+import { certificateViewSchema } from '../views/x509.js';
 
 /** JSON schema of a DecodedPkcs12 (route responses, OpenAPI); inline like x509/schema.ts. */
 const str = { type: 'string' } as const;
@@ -7,7 +7,7 @@ export const decodedPkcs12Schema = {
   type: 'object',
   required: ['certificates', 'keys', 'friendlyNames', 'macAlgorithm', 'macIterations', 'encryption', 'encryptionAlgorithms'],
   properties: {
-    certificates: { type: 'array', items: certificateInfoSchema },
+    certificates: { type: 'array', items: certificateViewSchema },
     keys: {
       type: 'array',
       description: 'Private keys, described only: key material is never returned',

@@ -6,7 +6,8 @@ import type { PkiRouteContext } from '../index.js';
 import { decodeInput, MAX_OBJECT_BYTES } from '../input.js';
 import { decodePkcs12 } from '../pkcs12/decode.js';
 import { crlView, crlViewSchema } from '../views/crl.js';
-import { pkcs12View, pkcs12ViewSchema } from '../views/pkcs12.js';
+import { decodedPkcs12Schema } from '../pkcs12/schema.js';
+import { pkcs12View } from '../views/pkcs12.js';
 import { DETECTED_TYPE_NAMES, detectionView } from '../views/detection.js';
 import { acceptMultipart, MultipartBody } from './multipart-body.js';
 
@@ -146,7 +147,7 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
       summary: 'Open a PKCS#12 file with its password: certificates, key descriptions, friendly names, MAC and encryption',
       description:
         'JSON {"pkcs12": base64 or PEM, "password": "…"}, each also accepted as {"value": "…"}; or the raw file as application/x-pkcs12 with the password in the X-PKCS12-Password header. Multipart is not accepted. A wrong password is 400 PKI-003. Private keys are described, never returned.',
-      response: { 200: pkcs12ViewSchema, ...problem },
+      response: { 200: decodedPkcs12Schema, ...problem },
     },
     handler: async (request) =>
       guarded(request, () => {

@@ -1,4 +1,4 @@
-import { certificateInfoSchema } from '../x509/schema.js';
+import { certificateViewSchema } from '../views/x509.js';
 
 /** JSON schema of a decoded time-stamp query, reply or bare token (`kind` tells which fields apply). */
 const str = { type: 'string' } as const;
@@ -22,11 +22,11 @@ const tokenSchema = {
     extensions: strings,
     signer: {
       type: 'object',
-      properties: { dn: str, issuer: str, serial: hex, keyId: hex, certificate: certificateInfoSchema },
+      properties: { dn: str, issuer: str, serial: hex, keyId: hex, certificate: certificateViewSchema },
     },
     digestAlgorithm: str,
     signingAlgorithm: str,
-    certificates: { type: 'array', items: certificateInfoSchema },
+    certificates: { type: 'array', items: certificateViewSchema },
     signatureValid: { type: ['boolean', 'null'], description: 'null when the signer certificate is not embedded' },
   },
 } as const;

@@ -1,6 +1,6 @@
 import type { OcspInfo, OcspSingleResponse } from '../ocsp/decode.js';
 import { ocspSchema } from '../ocsp/schema.js';
-import { certificateView, certificateViewSchema } from './x509.js';
+import { certificateView } from './x509.js';
 
 /**
  * A decoded OCSP request or response. Responses use the names Horizon's clients read (the MCP server's
@@ -33,7 +33,6 @@ export const ocspViewSchema = {
   description: 'kind request: version, requests, nonce, requestor, signed (+ signingAlgorithm, certificates, signatureValid). kind response: status, then for successful basic responses respID, producedAt, responses and the rest.',
   properties: {
     ...properties,
-    certificates: { type: 'array', items: certificateViewSchema },
     status: { ...responseStatus, description: 'responses: the OCSP response status' },
     respID: { type: 'string', description: "the responder: its DN (RFC 4514) or its key hash (hex); responderId says which" },
     responses: {

@@ -45,26 +45,3 @@ export const extensionsSchema = {
   },
 } as const;
 
-export const certificateInfoSchema = {
-  type: 'object',
-  required: ['pem', 'dn', 'issuer', 'serial', 'notBefore', 'notAfter', 'keyType', 'signingAlgorithm', 'subjectAlternateNames', 'thumbprint', 'publicKeyThumbprint', 'selfSigned'],
-  properties: {
-    pem: str,
-    version: { type: 'integer' },
-    dn: { type: 'string', description: 'RFC 4514, as openssl -nameopt RFC2253 prints it' },
-    dnElements: { type: 'array', items: dnElementSchema },
-    issuer: str,
-    issuerElements: { type: 'array', items: dnElementSchema },
-    serial: { type: 'string', description: 'lower-case hex' },
-    notBefore: { type: 'integer', description: 'epoch ms' },
-    notAfter: { type: 'integer', description: 'epoch ms' },
-    keyType: { type: 'string', description: 'rsa-2048, ec-secp256r1, ed-25519, …' },
-    signingAlgorithm: str,
-    subjectAlternateNames: { type: 'array', items: sanSchema },
-    extensions: extensionsSchema,
-    thumbprint: { type: 'string', description: 'SHA-1 of the DER, lower-case hex' },
-    thumbprints: { type: 'object', required: ['sha1', 'sha256'], properties: { sha1: str, sha256: str } },
-    publicKeyThumbprint: { type: 'string', description: 'SHA-256 of the SubjectPublicKeyInfo DER, lower-case hex' },
-    selfSigned: bool,
-  },
-} as const;
