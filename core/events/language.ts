@@ -48,7 +48,7 @@ export const EVENT_FIELDS: readonly FieldDefinition[] = [
     parametric: true,
     storage: { kind: 'json', column: 'payload' },
     property: 'details',
-    description: 'A member of the event details (detail.actorId, detail.ip, …; dotted for nested members): not indexed, so combine it with an indexed condition (code, timestamp) on large stores',
+    description: 'A member of the event details (detail.actorId, detail.ip, …; dotted for nested members), compared as text (numbers and booleans as JSON writes them): not indexed, so combine it with an indexed condition (code, timestamp) on large stores',
   },
   { name: 'seq', type: 'number', storage: col('seq'), property: 'seq', description: 'Position in the hash chain (strictly increasing, no gaps)', sortable: true },
 ];

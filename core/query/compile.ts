@@ -275,7 +275,11 @@ class Planner {
     }
     const path = `$${segments.map((s) => `."${s}"`).join('')}`;
     const ref = `${this.ctx.table}.${column}`;
-    return this.mysql ? this.ctx.knex.raw('JSON_UNQUOTE(JSON_EXTRACT(??, ?))', [ref, path]) : this.ctx.knex.raw('json_extract(??, ?)', [ref, path]);
+    // The member as text on both engines: numbers and booleans as JSON writes them (`4`, `true`), JSON null
+    // as SQL NULL (MariaDB would unquote it to "null", SQLite would answer numbers as numbers).
+    return this.mysql
+      ? this.ctx.knex.raw("CASE JSON_TYPE(JSON_EXTRACT(??, ?)) WHEN 'NULL' THEN NULL ELSE JSON_UNQUOTE(JSON_EXTRACT(??, ?)) END", [ref, path, ref, path])
+      : this.ctx.knex.raw("CASE json_type(??, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(??, ?) AS TEXT) END", [ref, path, ref, path]);
   }
 
   /** EXISTS (a side row of this main row [with this key] whose value satisfies the condition). */

@@ -29,7 +29,7 @@ const FIXTURE: Input[] = [
   { ago: 4 * DAY, code: 'CERTIFICATE-REVOKE', module: 'pki', status: 'warning', principal: null, objectType: 'certificate', objectId: 'c3' },
   { ago: 3 * DAY, code: 'CRL-UPDATE', module: 'pki', status: 'success', objectType: 'ca', objectId: 'Acme Root' },
   { ago: 2 * DAY, code: 'CRL-UPDATE', module: 'pki', status: 'failure', objectType: 'ca', objectId: 'Corp CA' },
-  { ago: 36 * HOUR, code: 'LOGIN', module: 'security', status: 'success', principal: 'alice', objectType: 'account', objectId: 'alice', payload: { ip: '192.0.2.7', actorId: 'alice' } },
+  { ago: 36 * HOUR, code: 'LOGIN', module: 'security', status: 'success', principal: 'alice', objectType: 'account', objectId: 'alice', payload: { ip: '192.0.2.7', actorId: 'alice', attempts: 3, remembered: true, reason: null } },
   // An empty principal: `exists` counts it as absent, like NULL.
   { ago: 20 * HOUR, code: 'LOGIN', module: 'security', status: 'failure', principal: '', objectType: 'account', objectId: 'mallory', payload: { ip: '198.51.100.1', client: { agent: 'curl' } } },
   { ago: 12 * HOUR, code: 'SESSION-END', module: 'discovery', status: 'warning', principal: 'agent-2', objectType: 'discovery-session', objectId: 's2' },
