@@ -13,6 +13,11 @@ export const REQUEST_ERRORS = {
   'REQ-009': { status: 400, title: 'Request not pending', message: 'The request is no longer pending' },
   'REQ-010': { status: 403, title: 'Cancel not authorized', message: 'Only the requester or an approver may cancel this request' },
   'REQ-011': { status: 400, title: 'PKI connector unavailable', message: 'The PKI connector of the profile does not exist or is disabled' },
+  'REQ-012': {
+    status: 400,
+    title: 'Enrollment not served by this module',
+    message: 'Enrollment on a profile of this module goes through its own protocol (SCEP, EST, ACME…), not through a WebRA submission',
+  },
   'WEBRA-ENROLL-002': { status: 400, title: 'Invalid enrollment', message: 'The enrollment request is not valid' },
   'WEBRA-ENROLL-006': { status: 400, title: 'Invalid CSR', message: 'Could not parse provided PEM' },
   'WEBRA-ENROLL-009': { status: 400, title: 'PKCS#12 password required', message: 'The profile asks the requester for the PKCS#12 password' },

@@ -17,10 +17,9 @@
  *     (L150-L158), NewEstChallengeRequest (L160-L173): SCEP and EST challenge requests ({workflow:"enroll",
  *     module:"scep"|"est", profile, dates, template, dn?} on /api/v1/requests/submit, the challenge answered in
  *     `password.value`, the request staying approved until the challenge is used) arrive with issue 27, which
- *     serves the SCEP and EST modules. Today Certwright accepts a profile with module scep/est and treats such a
- *     submission as a WebRA enrollment: the answer is 201 {module:"scep", workflow:"enroll",
- *     status:"completed", pkcs12:{value}, ...} — a certificate issued with a server-generated key, no challenge.
- *     EnsureType and decoding would pass, so a test here would only pin that wrong behaviour.
+ *     serves the SCEP and EST modules. Until then such a submission is refused (400 REQ-012, nothing written;
+ *     the last test below): before, it was taken as a WebRA enrollment and answered a certificate with a
+ *     server-generated key where the client expects a challenge.
  *   - NewRenewRequest (L214-L232): WebRARenewRequestParams carries no certificateId/certificatePem, so the
  *     request names no certificate on any server (as go-v1.test.ts notes). GetRenewRequest and
  *     CancelRenewRequest are replayed on a renewal set up through the route.
@@ -32,68 +31,19 @@
  * passes against Certwright.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { selfSignedCertificate } from '../../core/pki/issue/self-signed.js';
 import { toPem } from '../../core/pki/input.js';
-import { bootKernel, ENROLLMENT_BOOTSTRAP, TEST_ADMIN_SECRET } from '../helpers/kernel.js';
+import { bootKernel, ENROLLMENT_BOOTSTRAP } from '../helpers/kernel.js';
+import { bool, checkV1Request, type Json, str, v1Capabilities, v1Client, v1Enrolled, v1Headers, ZERO_DATES } from './go-v1-client.js';
 import { createPrincipal } from '../helpers/security.js';
 import { csrFor } from '../helpers/csr.js';
-import { goDecodeErrors, type GoShape } from './go-shapes.js';
+import type { GoShape } from './go-shapes.js';
 
 const kernel = await bootKernel(t, ENROLLMENT_BOOTSTRAP);
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Res = { statusCode: number; body: string };
+const v1 = v1Client(kernel);
 
-/** Go's net/http client as http/client.go @041e01a uses it: its default User-Agent, no Accept header. */
-const v1Headers = (id = 'administrator', key = TEST_ADMIN_SECRET): Record<string, string> => ({
-  'User-Agent': 'Go-http-client/1.1',
-  'Content-Type': 'application/json',
-  'X-API-ID': id,
-  'X-API-KEY': key,
-});
-async function v1(method: 'GET' | 'POST', path: string, body?: string, headers = v1Headers()): Promise<Res> {
-  return kernel.app.inject({ method, url: path, headers: { host: 'localhost', ...headers }, ...(body === undefined ? {} : { payload: body }) });
-}
-/** http/client.go @cc4f36d L48-L81: a status above 300 is an error; below, the body is decoded. */
-const v1Success = (status: number): boolean => status <= 300;
-/** The zero-valued int64 fields json.Marshal always writes for every v1 request struct (no omitempty). */
-const ZERO_DATES = { registrationDate: 0, lastModificationDate: 0, expirationDate: 0, removeAt: 0 };
-
-// ---- Go struct shapes (what encoding/json accepts) -------------------------------------------------------
-const str = 'string' as const;
-const int = 'int' as const;
-const bool = 'bool' as const;
-const kv: GoShape = { array: { object: { key: str, value: str } } };
-/** certificates.go @419f869 L109-L142 (Certificate), as in go-v1.test.ts. */
-const v1Certificate: GoShape = {
-  object: {
-    _id: str, module: str, profile: str, owner: str, team: str, contactEmail: str, certificate: str, thumbprint: str, selfSigned: bool,
-    publicKeyThumbprint: str, dn: str, serial: str, issuer: str, notBefore: int, notAfter: int, revocationDate: int, revocationReason: str,
-    keyType: str, signingAlgorithm: str, revoked: bool,
-    thirdPartyData: { array: { object: { connector: str, id: str, fingerprint: str, pushDate: int, removeDate: int } } },
-    triggerResults: { array: { object: { name: str, event: str, triggerType: str, lastExecutionDate: int, status: str, detail: str, retryable: bool } } },
-    discoveryData: { array: { object: { paths: { array: str }, usages: { array: str }, operatingSystems: { array: str }, hostnames: { array: str }, ip: str, sources: { array: str }, tlsPorts: { array: { object: { port: int, version: str } } } } } },
-    discoveryInfo: { array: { object: { campaign: str, lastDiscoveryDate: int, identifier: str } } },
-    discoveryTrusted: bool, labels: kv,
-    subjectAlternateNames: { array: { object: { sanType: str, value: str } } },
-    metadata: kv, holderId: str,
-  },
-};
-const secret: GoShape = { object: { value: str } };
-/**
- * The request structs of requests.go @3c83a0b (WebRARevokeRequest, WebRAMigrateRequest, WebRARecoverRequest,
- * WebRAImportRequest, WebRARenewRequest, WebRAUpdateRequest): the same envelope, differing in `template`
- * (WebRARecoverRequest has none: an unknown key, ignored) and in pkcs12 (renew, recover).
- */
-const v1Request = (template: GoShape): GoShape => ({
-  object: {
-    _id: str, workflow: str, module: str, status: str, profile: str, dn: str, requester: str, approver: str, contact: str, requesterComment: str,
-    approverComment: str, registrationDate: int, lastModificationDate: int, expirationDate: int, removeAt: int, template, certificatePem: str,
-    certificateId: str, certificate: v1Certificate, pkcs12: secret, password: secret, labels: kv, metadata: kv, holderId: str,
-    globalHolderIdCount: int, profileHolderIdCount: int,
-  },
-});
 /** requests.go: OwnerElement, TeamElement, ContactEmailElement, LabelElement, MetadataElement. */
 const owner: GoShape = { object: { value: str, mandatory: bool, editable: bool } };
 const team: GoShape = { object: { value: str, mandatory: bool, authorized: { array: str }, editable: bool } };
@@ -108,31 +58,17 @@ const importTemplate: GoShape = { object: { privateKey: str, owner, team, contac
 const renewTemplate: GoShape = {
   object: {
     keyType: str, csr: str,
-    capabilities: { object: { centralized: bool, decentralized: bool, preferredEnrollmentMode: str, defaultKeyType: str, authorizedKeyTypes: { array: str }, escrow: bool, showP12PasswordOnEnroll: bool, showP12OnEnroll: bool, showP12PasswordOnRecover: bool, showP12OnRecover: bool, p12PasswordMode: str } },
+    capabilities: v1Capabilities,
   },
 };
 
-/** requests/client.go:L426-L466 (NewRequest, GetTemplate, GetRequest): decode, then EnsureType. */
-function checkV1Request(t: Test, res: Res, workflow: string, template: GoShape): Json {
-  t.ok(v1Success(res.statusCode), `status ${res.statusCode} is a success for v1 (<= 300): ${res.body.slice(0, 300)}`);
-  const body = JSON.parse(res.body) as Json;
-  t.same(goDecodeErrors(body, v1Request(template)), [], 'decodes into the v1 request struct');
-  t.equal(body.module, 'webra', 'EnsureType: module is webra');
-  t.equal(body.workflow, workflow, `EnsureType: workflow is ${workflow}`);
-  return body;
-}
-
-async function enrolled(cn: string, profile = 'default'): Promise<Json> {
-  const res = await v1('POST', '/api/v1/requests/submit', JSON.stringify({ workflow: 'enroll', module: 'webra', profile, ...ZERO_DATES, template: { csr: csrFor(cn, [cn]) } }));
-  if (res.statusCode > 300) throw new Error(`enroll ${cn}: ${res.statusCode} ${res.body}`);
-  return JSON.parse(res.body) as Json;
-}
+const enrolled = (cn: string, profile = 'default'): Promise<Json> => v1Enrolled(kernel, cn, profile);
 
 /** A profile copied from `default` (GET, then POST /api/v1/certificate/profiles/), name and keyPolicy changed. */
-async function profileLike(name: string, keyPolicy: Json = {}): Promise<void> {
+async function profileLike(name: string, keyPolicy: Json = {}, extra: Json = {}): Promise<void> {
   const base = JSON.parse((await v1('GET', '/api/v1/certificate/profiles/default')).body) as Json;
   const { _id, version, createdAt, updatedAt, ...rest } = base; // eslint-disable-line @typescript-eslint/no-unused-vars
-  const res = await v1('POST', '/api/v1/certificate/profiles/', JSON.stringify({ ...rest, name, keyPolicy: { ...rest.keyPolicy, ...keyPolicy } }));
+  const res = await v1('POST', '/api/v1/certificate/profiles/', JSON.stringify({ ...rest, ...extra, name, keyPolicy: { ...rest.keyPolicy, ...keyPolicy } }));
   if (res.statusCode > 300) throw new Error(`profile ${name}: ${res.statusCode} ${res.body}`);
 }
 await profileLike('v1-target');
@@ -228,4 +164,25 @@ t.test('requests.Client.GetImportTemplate + GetImportRequest — horizon-go requ
   const body = checkV1Request(t, await v1('GET', `/api/v1/requests/${imported._id}`), 'import', importTemplate);
   t.equal(body._id, imported._id);
   t.equal(body.status, 'completed');
+});
+
+t.test('requests.Client.NewScepChallengeRequest / NewEstChallengeRequest — horizon-go requests/client.go:L120-L133, L160-L173: refused until issue 27 (400 REQ-012, nothing written)', async (t) => {
+  await profileLike('v1-scep', {}, { module: 'scep' });
+  await profileLike('v1-est', {}, { module: 'est' });
+  const before = (await kernel.db.knex('requests').count({ n: '*' }))[0]!.n;
+  for (const module of ['scep', 'est']) {
+    // The challenge request struct: workflow, module, profile, the four dates, template (the subject DN).
+    const res = await v1('POST', '/api/v1/requests/submit', JSON.stringify({ workflow: 'enroll', module, profile: `v1-${module}`, ...ZERO_DATES, template: { subject: [{ element: 'cn.1', type: 'CN', value: `v1-${module}.example.com` }] } }));
+    t.equal(res.statusCode, 400, `${module}: refused, not a certificate with a server-generated key`);
+    t.equal(res.headers['content-type'], 'application/json', 'the error media type v1 decodes');
+    const body = JSON.parse(res.body) as Json;
+    t.equal(body.error, 'REQ-012');
+    t.match(body.detail, new RegExp(`${module} profile`), 'the detail names the module');
+    // A WebRA enrollment on a protocol profile, by a client that says webra, is refused the same way.
+    const webra = await v1('POST', '/api/v1/requests/submit', JSON.stringify({ workflow: 'enroll', module: 'webra', profile: `v1-${module}`, ...ZERO_DATES, template: { csr: csrFor(`v1-${module}-webra.example.com`) } }));
+    t.equal(webra.statusCode, 400);
+    t.equal((JSON.parse(webra.body) as Json).error, 'REQ-012');
+  }
+  const after = (await kernel.db.knex('requests').count({ n: '*' }))[0]!.n;
+  t.equal(Number(after), Number(before), 'no request row was written');
 });

@@ -19,9 +19,7 @@
  *     Create (POST /api/v1/discovery/campaigns), Delete (DELETE /api/v1/discovery/campaigns/{name}) — a later issue.
  *   - automation/client.go List/Get (GET /api/v1/automation/policies[/{name}]), GetParameters
  *     (GET /api/v1/automation/lifecycle/{policy}), Check (GET /api/v1/automation/lifecycle/{policy}/verify) — issue 30.
- *   - license/client.go (GET /api/v1/licenses) — a later issue (the lead is changing that route now).
- * Not tested here on purpose: rfc5280/client.go Pkcs10 (GET /api/v1/rfc5280/pkcs10/{pem}) — the decoders
- * are being changed by the lead; requests/client.go NewRenewRequest sends no certificateId/certificatePem
+ * Not tested here on purpose: requests/client.go NewRenewRequest sends no certificateId/certificatePem
  * at all (WebRARenewRequestParams has none), so it cannot name the certificate on any server.
  *
  * Known gaps (these client calls fail today; issue 23's note lists them): none.
@@ -29,7 +27,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { selfSignedCertificate } from '../../core/pki/issue/self-signed.js';
-import { bootKernel, ENROLLMENT_BOOTSTRAP, TEST_ADMIN_SECRET } from '../helpers/kernel.js';
+import { bootKernel, ENROLLMENT_BOOTSTRAP } from '../helpers/kernel.js';
+import { bool, checkV1Request, int, type Json, str, v1Capabilities, v1Certificate, v1Client, v1Enrolled, v1Headers, v1Request, v1Success, ZERO_DATES } from './go-v1-client.js';
 import { createPrincipal } from '../helpers/security.js';
 import { goDecodeErrors, goPathEscape, type GoShape } from './go-shapes.js';
 import { csrFor } from '../helpers/csr.js';
@@ -37,49 +36,9 @@ import { toPem } from '../../core/pki/input.js';
 
 const kernel = await bootKernel(t, ENROLLMENT_BOOTSTRAP);
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const v1 = v1Client(kernel);
 
-/** http/client.go @cc4f36d L19-L41: resty client headers, set once for every request. */
-// Go's net/http client as http/client.go @041e01a uses it: its default User-Agent, no Accept header.
-const v1Headers = (id = 'administrator', key = TEST_ADMIN_SECRET): Record<string, string> => ({
-  'User-Agent': 'Go-http-client/1.1',
-  'Content-Type': 'application/json',
-  'X-API-ID': id,
-  'X-API-KEY': key,
-});
-
-async function v1(method: 'GET' | 'POST', path: string, body?: string, headers = v1Headers()) {
-  return kernel.app.inject({ method, url: path, headers: { host: 'localhost', ...headers }, ...(body === undefined ? {} : { payload: body }) });
-}
-
-/** http/client.go @cc4f36d L48-L81: a status above 300 is an error; below, the body is decoded. */
-const v1Success = (status: number): boolean => status <= 300;
-
-
-// ---- Go struct shapes (what encoding/json accepts) -------------------------------------------------------
-const str = 'string' as const;
-const int = 'int' as const;
-const bool = 'bool' as const;
-const kv: GoShape = { array: { object: { key: str, value: str } } };
-/** certificates.go @419f869 L109-L142 (Certificate). */
-const v1Certificate: GoShape = {
-  object: {
-    _id: str, module: str, profile: str, owner: str, team: str, contactEmail: str, certificate: str, thumbprint: str, selfSigned: bool,
-    publicKeyThumbprint: str, dn: str, serial: str, issuer: str, notBefore: int, notAfter: int, revocationDate: int, revocationReason: str,
-    keyType: str, signingAlgorithm: str, revoked: bool,
-    thirdPartyData: { array: { object: { connector: str, id: str, fingerprint: str, pushDate: int, removeDate: int } } },
-    triggerResults: { array: { object: { name: str, event: str, triggerType: str, lastExecutionDate: int, status: str, detail: str, retryable: bool } } },
-    discoveryData: { array: { object: { paths: { array: str }, usages: { array: str }, operatingSystems: { array: str }, hostnames: { array: str }, ip: str, sources: { array: str }, tlsPorts: { array: { object: { port: int, version: str } } } } } },
-    discoveryInfo: { array: { object: { campaign: str, lastDiscoveryDate: int, identifier: str } } },
-    discoveryTrusted: bool, labels: kv,
-    subjectAlternateNames: { array: { object: { sanType: str, value: str } } },
-    metadata: kv, holderId: str,
-  },
-};
-/** requests.go @3c83a0b L145-L157 (Capabilities) and L171-L183 (WebRAEnrollTemplate, with the element types above it). */
-const v1Capabilities: GoShape = {
-  object: { centralized: bool, decentralized: bool, preferredEnrollmentMode: str, defaultKeyType: str, authorizedKeyTypes: { array: str }, escrow: bool, showP12PasswordOnEnroll: bool, showP12OnEnroll: bool, showP12PasswordOnRecover: bool, showP12OnRecover: bool, p12PasswordMode: str },
-};
+/** requests.go @3c83a0b L171-L183 (WebRAEnrollTemplate, with the element types above it). */
 const v1EnrollTemplate: GoShape = {
   object: {
     keyType: str, csr: str,
@@ -94,19 +53,7 @@ const v1EnrollTemplate: GoShape = {
     capabilities: v1Capabilities,
   },
 };
-/** requests.go @3c83a0b L192-L219 (WebRAEnrollRequest); the other workflows' request structs differ only in `template`. */
-const v1Request = (template: GoShape): GoShape => ({
-  object: {
-    _id: str, workflow: str, module: str, status: str, profile: str, dn: str, requester: str, approver: str, contact: str, requesterComment: str,
-    approverComment: str, registrationDate: int, lastModificationDate: int, expirationDate: int, removeAt: int, template, certificatePem: str,
-    certificateId: str, certificate: v1Certificate, pkcs12: { object: { value: str } }, password: { object: { value: str } }, labels: kv,
-    metadata: kv, holderId: str, globalHolderIdCount: int, profileHolderIdCount: int,
-  },
-});
 const v1SearchResults = (item: GoShape): GoShape => ({ object: { results: { array: item }, pageIndex: int, pageSize: int, count: int, hasMore: bool } });
-
-/** The zero-valued int64 fields json.Marshal always writes for every v1 request struct (no omitempty). */
-const ZERO_DATES = { registrationDate: 0, lastModificationDate: 0, expirationDate: 0, removeAt: 0 };
 
 /** json.Marshal of a WebRAEnrollTemplate decoded from a template answer (omitempty rules of requests.go L36-L183). */
 function goEnrollTemplate(tpl: Json): Json {
@@ -131,22 +78,7 @@ function goEnrollTemplate(tpl: Json): Json {
   return out;
 }
 
-/** What requests/client.go does with every request answer: decode into the struct, then EnsureType (requests.go L221-L229). */
-function checkV1Request(t: Test, res: { statusCode: number; body: string }, workflow: string, template: GoShape): Json {
-  t.ok(v1Success(res.statusCode), `status ${res.statusCode} is a success for v1 (<= 300): ${res.body.slice(0, 300)}`);
-  const body = JSON.parse(res.body) as Json;
-  t.same(goDecodeErrors(body, v1Request(template)), [], 'decodes into the v1 request struct');
-  t.equal(body.module, 'webra', 'EnsureType: module is webra');
-  t.equal(body.workflow, workflow, `EnsureType: workflow is ${workflow}`);
-  return body;
-}
-
-/** Enrolls a certificate the way the v1 SDK does (template, then submit), for the tests that need one. */
-async function enrolled(cn: string): Promise<Json> {
-  const res = await v1('POST', '/api/v1/requests/submit', JSON.stringify({ workflow: 'enroll', module: 'webra', profile: 'default', ...ZERO_DATES, template: { csr: csrFor(cn, [cn]) } }));
-  if (res.statusCode > 300) throw new Error(`enroll ${cn}: ${res.statusCode} ${res.body}`);
-  return res.json();
-}
+const enrolled = (cn: string): Promise<Json> => v1Enrolled(kernel, cn);
 
 t.test('requests.Client.GetEnrollTemplate — horizon-go requests/client.go:L35-L49 + L442-L453 (GetTemplate)', async (t) => {
   const csr = csrFor('tpl.example.com', ['tpl.example.com']);
@@ -337,4 +269,31 @@ t.test('error answers — horizon-go http/client.go:L48-L81 (Unmarshal) + http/e
   const bad = await v1('GET', '/api/v1/requests/not-an-id');
   t.ok(bad.statusCode > 300, `an error status (${bad.statusCode})`);
   t.equal(bad.headers['content-type'], 'application/json', 'GET error: Content-Type exactly application/json');
+});
+
+t.test('rfc5280.Client.Pkcs10 — horizon-go rfc5280/client.go @041e01a L13-L40 (rfc5280.go CFCertificationRequest)', async (t) => {
+  const csr = csrFor('v1-pkcs10.example.com', ['v1-pkcs10.example.com', 'alt.v1-pkcs10.example.com']);
+  // The PEM goes in the path, url.PathEscape'd; a plain net/http request (no resty headers) through Http.Do.
+  const res = await kernel.app.inject({ method: 'GET', url: `/api/v1/rfc5280/pkcs10/${goPathEscape(csr)}`, headers: { host: 'localhost', 'User-Agent': 'Go-http-client/1.1', 'X-API-ID': 'administrator', 'X-API-KEY': v1Headers()['X-API-KEY']! } });
+  t.ok(v1Success(res.statusCode), `status ${res.statusCode}: ${res.body.slice(0, 200)}`);
+  const body = res.json();
+  const shape: GoShape = { object: { dn: str, sans: { array: { object: { sanType: str, value: str } } }, dnElements: { array: { object: { type: str, value: str } } }, keyType: str, pem: str } };
+  t.same(goDecodeErrors(body, shape), [], 'decodes into CFCertificationRequest');
+  t.match(body.dn, /CN=v1-pkcs10\.example\.com/);
+  t.same(body.sans.map((s: Json) => s.value).sort(), ['alt.v1-pkcs10.example.com', 'v1-pkcs10.example.com'], 'sans: the DNS names');
+  t.ok(body.dnElements.some((e: Json) => e.type === 'CN' && e.value === 'v1-pkcs10.example.com'), 'dnElements: the CN');
+  t.type(body.keyType, 'string');
+  t.ok(body.keyType.length > 0, 'keyType named');
+});
+
+t.test('license.Client.Get — horizon-go license/client.go @041e01a L12-L24 (license.go LicenseInfo)', async (t) => {
+  const res = await v1('GET', '/api/v1/licenses');
+  t.ok(v1Success(res.statusCode), `status ${res.statusCode}`);
+  const body = res.json();
+  // Expiration and BuildTime are Go ints: a JSON null leaves them 0, a string would fail the decode.
+  const shape: GoShape = { object: { isValid: bool, expiration: int, version: str, buildTime: int, modules: { array: { object: { module: str, items: int, limit: int } } }, libraries: { array: { object: { name: str, version: str } } } } };
+  t.same(goDecodeErrors(body, shape), [], 'decodes into LicenseInfo');
+  t.equal(body.isValid, true);
+  t.type(body.version, 'string');
+  t.ok(body.modules.some((m: Json) => m.module === 'webra'), 'ModuleLicenseInfo.Module names each module');
 });

@@ -37,8 +37,13 @@ const licenseSchema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['name', 'isValid', 'expiration'],
-        properties: { name: { type: 'string', description: 'A capability: webra, est, scep, acme, …' }, isValid: { type: 'boolean' }, expiration: { type: ['integer', 'null'] } },
+        required: ['name', 'module', 'isValid', 'expiration'],
+        properties: {
+          name: { type: 'string', description: 'A capability: webra, est, scep, acme, …' },
+          module: { type: 'string', description: 'The same name, under the key the v1 Go SDK reads (ModuleLicenseInfo.Module)' },
+          isValid: { type: 'boolean' },
+          expiration: { type: ['integer', 'null'] },
+        },
       },
     },
   },
@@ -57,7 +62,7 @@ export async function licenseRoutes(app: FastifyInstance, opts: { modules: () =>
       expiration: null,
       version: INTERFACE_VERSION,
       certwrightVersion: opts.version,
-      modules: CAPABILITIES.map((name) => ({ name, isValid: true, expiration: null })),
+      modules: CAPABILITIES.map((name) => ({ name, module: name, isValid: true, expiration: null })),
     }),
   );
   app.get(

@@ -138,6 +138,11 @@ export class RequestWorkflows {
       if (source && !this.rights(source, principal, 'migrate').direct && !this.rights(source, principal, 'migrate').request) throw new ProblemError('REQ-006', { detail: `migrate from profile ${source.name}` });
     }
     const module = env.module ?? certificate?.module ?? profile.module ?? 'webra';
+    // A WebRA enroll on an SCEP/EST/ACME profile would issue a certificate with a server-generated key where the
+    // protocol's client expects a challenge (v1 Go NewScepChallengeRequest): refused until its protocol plugin
+    // answers such requests itself.
+    const enrollModule = [module, profile.module ?? 'webra'].find((m) => m !== 'webra');
+    if (workflow === 'enroll' && enrollModule) throw new ProblemError('REQ-012', { detail: `profile ${profile.name} is a ${enrollModule} profile` });
     if (['enroll', 'renew'].includes(workflow) && !(await this.deps.gateway.exists(tenant, profile.pkiConnector))) {
       throw new ProblemError('REQ-011', { detail: `PKI connector ${profile.pkiConnector}` });
     }
