@@ -1,6 +1,8 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { ProblemError, problemBody, type ErrorCode } from '../errors/index.js';
-import { sendProblem } from './problem-reply.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CAPABILITIES } from '@certwright/sdk';
+import type { HostPolicy } from './host-policy.js';
+import { ProblemError, problemBody, type ErrorCode, type ProblemBody } from '../errors/index.js';
+import { problemMediaType, sendProblem } from './problem-reply.js';
 
 /** fastify's own error codes → our catalogue. Anything not here and not a ProblemError is a 500. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -38,4 +40,23 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((_request, reply) => sendProblem(reply, problemBody('HTTP-001')));
+}
+
+/**
+ * fastify answers a few failures itself, before routing and so before any hook: a path whose
+ * percent-encoding is not UTF-8 (FST_ERR_BAD_URL), a path parameter over maxParamLength, a failing async
+ * constraint. Its default answers echo the path as application/json and skip the host gate. This is the
+ * `frameworkErrors` option: the host gate first (a host that may reach nothing gets the unknown-route 404,
+ * as for any route), then the platform's problem, without the path.
+ */
+export function frameworkErrorHandler(policy: () => HostPolicy) {
+  // The reply fastify builds here runs no onSend hook (which drops the charset fastify adds to text): a Buffer is sent as it is.
+  const send = (request: FastifyRequest, reply: FastifyReply, body: ProblemBody): void => {
+    reply.code(body.status).header('x-request-id', request.id).header('content-type', problemMediaType(request)).send(Buffer.from(JSON.stringify(body)));
+  };
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    if (!policy().allowsAnyOnHost(request.host, CAPABILITIES)) return send(request, reply, problemBody('HTTP-001'));
+    const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than the server accepts' : error.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoded UTF-8' : undefined;
+    send(request, reply, problemBody('HTTP-008', detail ? { detail } : {}));
+  };
 }

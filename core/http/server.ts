@@ -7,7 +7,7 @@ import { problemSchema } from '../errors/index.js';
 import { lazyChildLogger } from '../log/lazy-child.js';
 import type { Authorizer } from './access.js';
 import { installRouteGuards } from './route-guards.js';
-import { installErrorHandling } from './error-handler.js';
+import { frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import type { HostPolicy } from './host-policy.js';
 import './route-config.js';
 
@@ -51,6 +51,7 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
     trustProxy: config.server.trustProxy as boolean | string[],
     routerOptions: { maxParamLength: config.server.maxParamLength, ignoreTrailingSlash: true },
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler(hostPolicy),
     // genReqId decides alone: a client-supplied x-request-id is kept only when it is safe to log.
     requestIdHeader: false,
     genReqId(req) {

@@ -17,10 +17,9 @@
  * policies: their tools live in other source files, and their contract tests arrive with the issue that serves
  * them (a later issue).
  *
- * Known gaps (these client calls fail today; issue 23's note lists them):
- * - search_certificates with preset `diagnostic` / `compliance` (src/tools/lifecycle/certificates.ts:L216-L251,
- *   src/tools/helpers.ts:L72-L116): its `fields` name discoverydata.source, grade.details…, which Certwright
- *   refuses with 400 HQL-002 "Unknown field" where the client expects the known fields answered.
+ * Known gaps (these client calls fail today; issue 23's note lists them): none. The search presets
+ * `diagnostic` and `compliance` name query names and paths into properties (discoverydata.source,
+ * grade.details…); each answers the property it is part of.
  *
  * Runs on SQLite and, with TEST_DATABASE_URL, on MariaDB.
  */
@@ -160,6 +159,27 @@ t.test('search_certificates — horizon-mcp src/tools/lifecycle/certificates.ts:
   t.equal(r1.results.length, 1, 'the 1-based pageIndex 2 is the second page');
   t.equal(r1.has_more, false, 'last page');
   t.same(new Set([...r0.results, ...r1.results].map((r) => r._id)), new Set(seeded), 'the pages cover the seeded certificates once');
+});
+
+t.test('search_certificates presets diagnostic and compliance — horizon-mcp src/tools/lifecycle/certificates.ts:L216-L251 (+ src/tools/helpers.ts:L72-L116)', async (t) => {
+  // Each name answers the property it is (part of); null properties are left out of a result.
+  const wanted: Record<string, { fields: string[]; allowed: string[]; present: string[] }> = {
+    diagnostic: { fields: CERT_DIAGNOSTIC, allowed: ['revocationReason', 'triggerResults', 'discoveryData', 'contactEmail'], present: ['dn', 'serial', 'keyType', 'notAfter'] },
+    compliance: { fields: CERT_COMPLIANCE, allowed: ['grade', 'grades', 'signingAlgorithm', 'notBefore'], present: ['dn', 'serial', 'keyType', 'notAfter', 'notBefore', 'signingAlgorithm'] },
+  };
+  for (const [preset, { fields, allowed, present }] of Object.entries(wanted)) {
+    const body = accepted(t, await mcp('POST', '/api/v1/certificates/search', searchPayload(SEEDED_QUERY, fields, 0, 25, 'notAfter:Desc', true)), preset);
+    const page = searchResponse(body, 0, 25);
+    t.equal(page.results.length, 3, `${preset}: every seeded certificate`);
+    for (const r of page.results) {
+      t.same(Object.keys(r).filter((k) => k !== '_id' && !CERT_COMPACT.includes(k) && !allowed.includes(k)), [], `${preset}: only the asked properties`);
+      t.same(present.filter((p) => r[p] === undefined), [], `${preset}: ${present.join(', ')} answered`);
+    }
+  }
+  // A name that is neither a property, a query name nor a path into a property stays refused.
+  const bad = await mcp('POST', '/api/v1/certificates/search', searchPayload(SEEDED_QUERY, ['nosuch.thing'], 0, 1));
+  t.equal(bad.statusCode, 400);
+  t.equal(JSON.parse(bad.body).error, 'HQL-002');
 });
 
 t.test('get_certificate — horizon-mcp src/tools/lifecycle/certificates.ts:L253-L265', async (t) => {

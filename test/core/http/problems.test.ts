@@ -39,6 +39,10 @@ t.test('every bad input gets a catalogued problem+json answer', async (t) => {
     { name: 'text/plain body', request: { method: 'POST', url: '/fixture/echo', headers: { 'content-type': 'text/plain', host: 'localhost' }, payload: 'name=a' }, status: 415, code: 'HTTP-004' },
     { name: 'form body', request: { method: 'POST', url: '/fixture/echo', headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'localhost' }, payload: 'name=a' }, status: 415, code: 'HTTP-004' },
     { name: 'body over the limit', request: { method: 'POST', url: '/fixture/echo', headers: json, payload: JSON.stringify({ name: 'x'.repeat(5000) }) }, status: 413, code: 'HTTP-005' },
+    { name: 'a path that is not UTF-8 (%FF)', request: { method: 'GET', url: '/api/v1/cas/%FF', headers: { host: 'localhost' } }, status: 400, code: 'HTTP-008' },
+    { name: 'a path with a lone surrogate (%ED%A0%80)', request: { method: 'GET', url: '/api/v1/cas/%ED%A0%80', headers: { host: 'localhost' } }, status: 400, code: 'HTTP-008' },
+    { name: 'a path parameter over maxParamLength', request: { method: 'GET', url: `/api/v1/cas/${'a'.repeat(17000)}`, headers: { host: 'localhost' } }, status: 400, code: 'HTTP-008' },
+    { name: 'an invalid Content-Length', request: { method: 'POST', url: '/fixture/echo', headers: { ...json, 'content-length': '9' }, payload: '{"name":"a"}' }, status: 400, code: 'HTTP-002' },
     { name: 'a failure inside a handler', request: { method: 'GET', url: '/fixture/boom', headers: { host: 'localhost' } }, status: 500, code: 'SRV-001' },
   ];
   for (const c of cases) {
@@ -52,6 +56,23 @@ t.test('every bad input gets a catalogued problem+json answer', async (t) => {
     t.type(body.message, 'string');
     t.notMatch(res.body, /hunter2|internal\.ts|at \w+ \(|node_modules|FST_/, `${c.name}: no internals leak`);
   }
+});
+
+t.test('answers fastify gives before routing: the host gate first, no echo of the path', async (t) => {
+  const kernel = await setup(t);
+  for (const url of ['/api/v1/cas/%FF', '/api/v1/cas/%ED%A0%80', `/api/v1/cas/${'b'.repeat(17000)}`]) {
+    const wrongHost = await kernel.app.inject({ method: 'GET', url, headers: { host: 'evil.example' } });
+    t.equal(wrongHost.statusCode, 404, `${url.slice(0, 40)} on a host that is not served: the unknown-route 404`);
+    t.equal(wrongHost.headers['content-type'], 'application/problem+json');
+    t.equal((wrongHost.json() as { error: string }).error, 'HTTP-001');
+    const served = await kernel.app.inject({ method: 'GET', url, headers: { host: 'localhost' } });
+    t.equal(served.statusCode, 400);
+    t.notMatch(served.body, /%FF|%ED|bbbbbbbb|FST_ERR/, 'the path is not echoed');
+    t.ok(served.headers['x-request-id'], 'a request id, as every answer');
+  }
+  // The v1 Go client still reads the error as application/json.
+  const go = await kernel.app.inject({ method: 'GET', url: '/api/v1/cas/%FF', headers: { host: 'localhost', 'user-agent': 'Go-http-client/1.1' } });
+  t.equal(go.headers['content-type'], 'application/json');
 });
 
 t.test('valid JSON answers carry Content-Type application/json exactly', async (t) => {
