@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { CertwrightConfig } from './config/index.js';
 import { createRootContainer, installRequestScope } from './container.js';
 import { openDatabase, type Database } from './db/connection.js';
+import { looseFiles } from './db/file-modes.js';
 import { checkpointOffThread, type WalCheckpointer } from './db/wal-checkpointer.js';
 import { CORE_MIGRATIONS } from './db/migrations/index.js';
 import { CORE_MIGRATIONS_TABLE, migrateLatest, pendingMigrations } from './db/migrator.js';
@@ -87,6 +88,9 @@ export class Kernel {
     try {
       const applied = await migrateLatest(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE);
       logger.info({ database: db.displayUrl, applied }, 'database ready');
+      if (db.filename !== undefined) {
+        for (const f of looseFiles(db.filename, config.dataDir)) logger.warn({ path: f.path, mode: f.mode }, `${f.path} is readable by group or others (mode ${f.mode}); it holds password hashes and sealed secrets: chmod go-rwx ${f.path}`);
+      }
       if (db.filename !== undefined) checkpointer = await checkpointOffThread(db.knex, db.filename, logger.child({ component: 'database' }));
 
       const masterKey = await loadMasterKey({ fromEnvOrConfig: config.secrets.masterKey, dataDir: config.dataDir });

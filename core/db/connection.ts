@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { sqliteRegexp } from '../query/sqlite-regexp.js';
+import { createPrivateSqliteFile } from './file-modes.js';
 
 export type DatabaseEngine = 'sqlite' | 'mysql';
 
@@ -78,7 +78,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   const url = options.url;
   if (url === null || url.startsWith('sqlite:')) {
     const filename = sqliteFileOf(url, options.dataDir);
-    mkdirSync(dirname(filename), { recursive: true });
+    createPrivateSqliteFile(filename, options.dataDir);
     const knex = knexFactory({
       client: 'better-sqlite3',
       connection: { filename },
