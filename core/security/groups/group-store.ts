@@ -50,6 +50,17 @@ export abstract class GroupStore<T extends GroupInput> {
   /** The subclass's own fields, from a row. */
   protected abstract fields(row: GroupRow): Omit<T, keyof GroupInput>;
 
+  /**
+   * What a subclass keeps outside its table (a team's managers), written in the create's or update's
+   * transaction after the row. None by default.
+   */
+  protected async writeRelated(_trx: Knex.Transaction, _tenant: string, _input: T): Promise<void> {}
+
+  /** The same, read back onto groups as list, find, get, create and update answer them. None by default. */
+  protected async withRelated(_db: Knex | Knex.Transaction, _tenant: string, groups: Stored<T>[]): Promise<Stored<T>[]> {
+    return groups;
+  }
+
   constructor(
     protected readonly knex: Knex,
     protected readonly clock: () => number,
@@ -80,12 +91,12 @@ export abstract class GroupStore<T extends GroupInput> {
 
   async list(tenant: string): Promise<Stored<T>[]> {
     const rows = (await this.knex(this.table).where({ tenant }).orderBy('name')) as GroupRow[];
-    return rows.map((r) => this.fromRow(r));
+    return this.withRelated(this.knex, tenant, rows.map((r) => this.fromRow(r)));
   }
 
   async find(db: Knex | Knex.Transaction, tenant: string, name: string): Promise<Stored<T> | null> {
     const row = (await db(this.table).where({ tenant, name }).first()) as GroupRow | undefined;
-    return row ? this.fromRow(row) : null;
+    return row ? (await this.withRelated(db, tenant, [this.fromRow(row)]))[0]! : null;
   }
 
   async get(tenant: string, name: string): Promise<Stored<T>> {
@@ -105,21 +116,27 @@ export abstract class GroupStore<T extends GroupInput> {
     const now = this.clock();
     const id = newId(now);
     try {
-      await this.knex(this.table).insert({ id, tenant, ...this.row(input), created_at: now, updated_at: now });
+      return await this.knex.transaction(async (trx) => {
+        await trx(this.table).insert({ id, tenant, ...this.row(input), created_at: now, updated_at: now });
+        await this.writeRelated(trx, tenant, input);
+        return (await this.find(trx, tenant, input.name))!;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProblemError(this.codes.exists, { message: `A ${this.kind} named "${input.name}" already exists` });
       throw err;
     }
-    return { ...input, id };
   }
 
   /** Replaces the group named in the input (PUT: the name identifies it; renaming a team is PATCH). */
   async update(tenant: string, input: T): Promise<Stored<T>> {
-    const changed = await this.knex(this.table)
-      .where({ tenant, name: input.name })
-      .update({ ...this.row(input), updated_at: this.clock() });
-    if (changed === 0) throw this.notFound(input.name);
-    return this.get(tenant, input.name);
+    return this.knex.transaction(async (trx) => {
+      const changed = await trx(this.table)
+        .where({ tenant, name: input.name })
+        .update({ ...this.row(input), updated_at: this.clock() });
+      if (changed === 0) throw this.notFound(input.name);
+      await this.writeRelated(trx, tenant, input);
+      return (await this.find(trx, tenant, input.name))!;
+    });
   }
 
   async remove(tenant: string, name: string): Promise<void> {

@@ -3,9 +3,10 @@ import type { LocalizedText } from '../principals/resolver.js';
 import type { SecurityRouteContext } from '../route-context.js';
 import { recordChange } from '../audit.js';
 import type { Stored } from './group-store.js';
-import { EMAIL, localizedInput, localizedOf, localizedOutput, NAME, SERVER_OWNED } from './input.js';
+import { distinct, EMAIL, IDENTIFIER, localizedInput, localizedOf, localizedOutput, NAME, SERVER_OWNED } from './input.js';
 import { memberRoutes } from './member-routes.js';
 import { TeamStore, type TeamInput } from './team-store.js';
+import { webhookInput, webhookOf, webhookOutput, type TeamWebhook } from './team-webhook.js';
 
 const READ = { permission: 'configuration:teams:read' } as const;
 const WRITE = { permission: 'configuration:teams:write' } as const;
@@ -16,7 +17,7 @@ const tags = ['security'];
 export const teamSchema = {
   $id: 'SecurityTeam',
   type: 'object',
-  required: ['_id', 'name', 'displayName', 'description', 'contact', 'externallyManaged'],
+  required: ['_id', 'name', 'displayName', 'description', 'contact', 'externallyManaged', 'managers', 'webhook'],
   properties: {
     _id: { type: 'string' },
     name: { type: 'string' },
@@ -24,6 +25,8 @@ export const teamSchema = {
     description: localizedOutput,
     contact: { type: ['string', 'null'] },
     externallyManaged: { type: 'boolean' },
+    managers: { type: 'array', items: { type: 'string' }, description: 'Identifiers of the members who manage the team (the manager flag of their membership)' },
+    webhook: { ...webhookOutput, description: "The team's corporate channel (Teams, Slack/Mattermost) incoming webhook, or null" },
   },
 } as const;
 
@@ -38,6 +41,9 @@ const inputSchema = {
     description: localizedInput,
     contact: EMAIL,
     externallyManaged: { type: ['boolean', 'null'] },
+    // Omitted: the manager flags stay as they are; null or []: no manager (the MCP's clear_fields sends null).
+    managers: { type: ['array', 'null'], maxItems: 1000, items: IDENTIFIER },
+    webhook: webhookInput,
   },
 } as const;
 
@@ -47,6 +53,8 @@ interface Body {
   description?: LocalizedText[] | null;
   contact?: string | null;
   externallyManaged?: boolean | null;
+  managers?: string[] | null;
+  webhook?: TeamWebhook | null;
 }
 
 const params = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 191 } } } as const;
@@ -59,6 +67,8 @@ export const teamView = (t: Stored<TeamInput>) => ({
   description: t.description,
   contact: t.contact,
   externallyManaged: t.externallyManaged,
+  managers: t.managers ?? [],
+  webhook: t.webhook,
 });
 const input = (b: Body): TeamInput => ({
   name: b.name,
@@ -66,10 +76,13 @@ const input = (b: Body): TeamInput => ({
   description: localizedOf(b.description),
   contact: b.contact || null,
   externallyManaged: b.externallyManaged ?? false,
+  webhook: webhookOf(b.webhook),
+  ...(b.managers === undefined ? {} : { managers: distinct(b.managers ?? []) }),
 });
 
 /**
- * /api/v1/security/teams/: the standard set (PUT updates the team named in the body),
+ * /api/v1/security/teams/: the standard set (PUT updates the team named in the body; `managers` sets the
+ * members' manager flags, see team-managers.ts; `webhook` is stored, see team-webhook.ts),
  * PATCH :previousTeam/:newTeam (rename or merge, see TeamStore.migrate) and GET/POST/DELETE
  * :name/members with full control of the manager flag.
  */

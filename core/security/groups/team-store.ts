@@ -1,14 +1,23 @@
+import type { Knex } from 'knex';
 import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
 import { GroupStore, type GroupInput, type GroupRow, type Stored } from './group-store.js';
 import { lockingRead } from './input.js';
 import * as memberships from './memberships.js';
+import { managersOf, setManagers } from './team-managers.js';
 import { onTeamMigrated, type TeamMigration } from './team-migration.js';
+import { webhookColumns, webhookFromRow, type TeamWebhook } from './team-webhook.js';
 
 export interface TeamInput extends GroupInput {
   contact: string | null;
   /** Synchronised from an external directory: RA team managers cannot change its members. */
   externallyManaged: boolean;
+  webhook: TeamWebhook | null;
+  /**
+   * The members with the manager flag (team-managers.ts). Always set on what the store answers; on a write,
+   * undefined leaves the flags as they are.
+   */
+  managers?: string[];
 }
 
 /** security_teams: groups of principals that own certificates and requests (no permission by itself). */
@@ -18,11 +27,20 @@ export class TeamStore extends GroupStore<TeamInput> {
   protected readonly table = 'security_teams';
 
   protected columns(input: TeamInput): Record<string, unknown> {
-    return { contact: input.contact, externally_managed: input.externallyManaged };
+    return { contact: input.contact, externally_managed: input.externallyManaged, ...webhookColumns(input.webhook) };
   }
 
-  protected fields(row: GroupRow): Pick<TeamInput, 'contact' | 'externallyManaged'> {
-    return { contact: (row.contact as string | null) ?? null, externallyManaged: Boolean(row.externally_managed) };
+  protected fields(row: GroupRow): Pick<TeamInput, 'contact' | 'externallyManaged' | 'webhook'> {
+    return { contact: (row.contact as string | null) ?? null, externallyManaged: Boolean(row.externally_managed), webhook: webhookFromRow(row) };
+  }
+
+  protected override async writeRelated(trx: Knex.Transaction, tenant: string, input: TeamInput): Promise<void> {
+    if (input.managers !== undefined) await setManagers(trx, tenant, input.name, input.managers);
+  }
+
+  protected override async withRelated(db: Knex | Knex.Transaction, tenant: string, teams: Stored<TeamInput>[]): Promise<Stored<TeamInput>[]> {
+    const managers = await managersOf(db, tenant, teams.map((t) => t.name));
+    return teams.map((t) => ({ ...t, managers: managers.get(t.name) ?? [] }));
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
 import { recordChange } from '../audit.js';
 import { distinct, EMAIL, IDENTIFIER, NAME, permissionsInput, permissionsOf, permissionsOutput, SERVER_OWNED } from '../groups/input.js';
@@ -15,7 +15,7 @@ const tags = ['security'];
 const infoSchema = {
   $id: 'SecurityPrincipalInfo',
   type: 'object',
-  required: ['_id', 'identifier', 'name', 'email', 'permissions', 'roles', 'teams'],
+  required: ['_id', 'identifier', 'name', 'email', 'permissions', 'roles', 'teams', 'enabled', 'creationDate'],
   properties: {
     _id: { type: 'string' },
     identifier: { type: 'string' },
@@ -24,6 +24,8 @@ const infoSchema = {
     permissions: permissionsOutput,
     roles: { type: 'array', items: { type: 'string' } },
     teams: { type: 'array', items: { type: 'string' } },
+    enabled: { type: 'boolean', description: 'Whether the principal may log in (a disabled one is refused with SEC-AUTH-005)' },
+    creationDate: { type: 'integer', description: 'When the information was created (epoch milliseconds)' },
   },
 } as const;
 
@@ -35,6 +37,8 @@ const inputSchema = {
   required: ['identifier'],
   properties: {
     ...SERVER_OWNED,
+    // Answered by a GET, so echoed back by read-modify-write clients: accepted, ignored.
+    creationDate: {},
     identifier: IDENTIFIER,
     name: { type: ['string', 'null'], maxLength: 255 },
     email: EMAIL,
@@ -43,6 +47,9 @@ const inputSchema = {
     permissions: permissionsInput,
     roles: names,
     teams: names,
+    // horizon-go v2 PrincipalInfo always sends it (a required bool). Omitted or null: true on create,
+    // unchanged on update.
+    enabled: { type: ['boolean', 'null'] },
   },
 } as const;
 
@@ -67,6 +74,7 @@ interface Body {
   permissions?: { value: string; filter?: string | null }[] | null;
   roles?: string[] | null;
   teams?: string[] | null;
+  enabled?: boolean | null;
 }
 
 const params = { type: 'object', required: ['identifier'], properties: { identifier: IDENTIFIER } } as const;
@@ -79,6 +87,8 @@ const view = (p: PrincipalInfo) => ({
   permissions: p.permissions,
   roles: p.roles,
   teams: p.teams,
+  enabled: p.enabled,
+  creationDate: p.creationDate,
 });
 
 function input(b: Body): PrincipalInfoInput {
@@ -93,7 +103,15 @@ function input(b: Body): PrincipalInfoInput {
     permissions: permissionsOf(b.permissions, 'SEC-PRINC-002'),
     roles: b.roles ? distinct(b.roles) : undefined,
     teams: b.teams ? distinct(b.teams) : undefined,
+    enabled: b.enabled ?? undefined,
   };
+}
+
+/** No principal may disable itself: it would lock itself out at its next request (a last administrator too). */
+function refuseSelfDisable(request: FastifyRequest, info: PrincipalInfoInput): void {
+  if (info.enabled === false && info.identifier === request.principal!.identifier) {
+    throw new ProblemError('SEC-PRINC-002', { message: 'A principal cannot disable itself' });
+  }
 }
 
 const payload = (p: ReturnType<typeof view>) => ({ permissions: p.permissions, roles: p.roles, teams: p.teams });
@@ -101,7 +119,8 @@ const payload = (p: ReturnType<typeof view>) => ({ permissions: p.permissions, r
 /**
  * /api/v1/security/principalinfos/: GET :identifier, POST (201; roles and teams given become the
  * principal's memberships, omitted ones are left as they are), PUT (replaces everything but the
- * preferences; omitted lists mean none), DELETE :identifier (with the memberships), POST search.
+ * preferences; omitted lists mean none, an omitted `enabled` is kept), DELETE :identifier (with the
+ * memberships), POST search.
  * There is no GET of the collection (search pages instead).
  */
 export async function principalInfoRoutes(app: FastifyInstance, ctx: SecurityRouteContext): Promise<void> {
@@ -119,7 +138,9 @@ export async function principalInfoRoutes(app: FastifyInstance, ctx: SecurityRou
     config: { capability: CAPABILITY, access: WRITE },
     schema: { tags, summary: 'Create the information of a principal', body: inputSchema, response: { 201: one } },
     handler: async (request, reply) => {
-      const info = view(await infos.create(request.tenant, input(request.body)));
+      const given = input(request.body);
+      refuseSelfDisable(request, given);
+      const info = view(await infos.create(request.tenant, given));
       await recordChange(ctx, request, { code: 'SEC-PRINC-CREATED', objectType: 'principal', objectId: info.identifier, payload: payload(info) });
       return reply.code(201).send(info);
     },
@@ -129,7 +150,9 @@ export async function principalInfoRoutes(app: FastifyInstance, ctx: SecurityRou
     config: { capability: CAPABILITY, access: WRITE },
     schema: { tags, summary: 'Replace the information of the principal named in the body', body: inputSchema, response: { 200: one } },
     handler: async (request) => {
-      const info = view(await infos.replace(request.tenant, input(request.body)));
+      const given = input(request.body);
+      refuseSelfDisable(request, given);
+      const info = view(await infos.replace(request.tenant, given));
       await recordChange(ctx, request, { code: 'SEC-PRINC-UPDATED', objectType: 'principal', objectId: info.identifier, payload: payload(info) });
       return info;
     },

@@ -15,6 +15,8 @@ export interface PrincipalInfoInput {
   /** undefined (create only): the principal's memberships of that kind stay as they are. */
   roles: string[] | undefined;
   teams: string[] | undefined;
+  /** Whether the principal may log in (see PrincipalResolver). undefined: true on create, unchanged on replace. */
+  enabled: boolean | undefined;
 }
 
 export interface PrincipalInfo {
@@ -25,6 +27,9 @@ export interface PrincipalInfo {
   permissions: Permission[];
   roles: string[];
   teams: string[];
+  enabled: boolean;
+  /** created_at, epoch ms (horizon-go v2 PrincipalInfoResponse.creationDate, int64). */
+  creationDate: number;
 }
 
 export interface InfoRow {
@@ -33,10 +38,12 @@ export interface InfoRow {
   name: string | null;
   email: string | null;
   permissions: string;
+  enabled: number | boolean;
+  created_at: number | string;
 }
 
 const TABLE = 'security_principal_infos';
-export const INFO_COLUMNS = ['id', 'identifier', 'name', 'email', 'permissions'] as const;
+export const INFO_COLUMNS = ['id', 'identifier', 'name', 'email', 'permissions', 'enabled', 'created_at'] as const;
 
 /** Principal information rows with their role and team names (groups that exist), in row order. */
 export async function withGroups(db: Db, tenant: string, rows: InfoRow[]): Promise<PrincipalInfo[]> {
@@ -50,6 +57,8 @@ export async function withGroups(db: Db, tenant: string, rows: InfoRow[]): Promi
     permissions: parseJson<Permission[]>(r.permissions, []),
     roles: roles.get(r.identifier) ?? [],
     teams: teams.get(r.identifier) ?? [],
+    enabled: Boolean(r.enabled),
+    creationDate: Number(r.created_at),
   }));
 }
 
@@ -78,7 +87,7 @@ export class PrincipalInfoStore {
     const now = this.clock();
     try {
       return await this.knex.transaction(async (trx) => {
-        await trx(TABLE).insert({ id: newId(now), tenant, ...this.columns(input), preferences: '{}', created_at: now, updated_at: now });
+        await trx(TABLE).insert({ id: newId(now), tenant, ...this.columns(input), enabled: input.enabled ?? true, preferences: '{}', created_at: now, updated_at: now });
         await this.setGroups(trx, tenant, input);
         return this.get(tenant, input.identifier, trx);
       });
@@ -88,7 +97,10 @@ export class PrincipalInfoStore {
     }
   }
 
-  /** Replaces name, email, permissions, roles and teams (team memberships that stay keep their manager flag). */
+  /**
+   * Replaces name, email, permissions, roles and teams (team memberships that stay keep their manager flag),
+   * and `enabled` when given: a client that does not know the flag cannot re-enable a principal by mistake.
+   */
   async replace(tenant: string, input: PrincipalInfoInput): Promise<PrincipalInfo> {
     return this.knex.transaction(async (trx) => {
       const changed = await trx(TABLE).where({ tenant, identifier: input.identifier }).update({ ...this.columns(input), updated_at: this.clock() });
@@ -108,7 +120,8 @@ export class PrincipalInfoStore {
   }
 
   private columns(input: PrincipalInfoInput): Record<string, unknown> {
-    return { identifier: input.identifier, name: input.name, email: input.email, permissions: JSON.stringify(input.permissions) };
+    const enabled = input.enabled === undefined ? {} : { enabled: input.enabled };
+    return { identifier: input.identifier, name: input.name, email: input.email, permissions: JSON.stringify(input.permissions), ...enabled };
   }
 
   /** Refuses unknown role and team names (naming them all) before writing the memberships. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
+import { ProblemError } from '../../errors/index.js';
 import { PermissionSet, type Permission } from '../permissions/permission-set.js';
 
 export type { LocalizedText } from '../../http/localized-text.js';
@@ -55,7 +56,8 @@ const parse = <T>(text: string | null | undefined, fallback: T): T => {
 
 /**
  * Builds a principal from its principal information, its memberships, and its roles' and teams'
- * definitions (four indexed reads), and keeps the result for `ttlMs`. Any write to the security
+ * definitions (four indexed reads), and keeps the result for `ttlMs`; a disabled principal information
+ * makes it throw SEC-AUTH-005 (never cached). Any write to the security
  * configuration on this node calls `invalidate()`; other nodes see it within the TTL.
  */
 export class PrincipalResolver {
@@ -113,12 +115,15 @@ export class PrincipalResolver {
     const { tenant, identifier } = who;
     const [info, memberships] = await Promise.all([
       this.knex('security_principal_infos').where({ tenant, identifier }).first() as Promise<
-        { name: string | null; email: string | null; permissions: string; preferences: string } | undefined
+        { name: string | null; email: string | null; permissions: string; preferences: string; enabled: number | boolean } | undefined
       >,
       this.knex('security_memberships').where({ tenant, identifier }).select('kind', 'group_name', 'manager') as Promise<
         { kind: string; group_name: string; manager: number | boolean }[]
       >,
     ]);
+    // Principal information `enabled: false` (horizon-go v2 PrincipalInfo: "if the principal is allowed to
+    // login"): refused whatever provider vouched for it, on every request (keys and sessions included).
+    if (info && !info.enabled) throw new ProblemError('SEC-AUTH-005');
     const roleNames = memberships.filter((m) => m.kind === 'role').map((m) => m.group_name).sort();
     const teamMembership = new Map(memberships.filter((m) => m.kind === 'team').map((m) => [m.group_name, Boolean(m.manager)]));
     const [roles, teams] = await Promise.all([

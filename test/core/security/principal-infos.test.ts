@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { ADMIN_HEADERS, bootKernel } from '../../helpers/kernel.js';
-import { caller, createPrincipal, type Method } from '../../helpers/security.js';
+import { caller, createPrincipal, login, type Method } from '../../helpers/security.js';
 
 const INFOS = '/api/v1/security/principalinfos/';
 const TASKS = '/api/v1/scheduler/tasks/';
@@ -143,7 +143,7 @@ t.test('principal search pages with hasMore and count', async (t) => {
 
   const first = (await search({ query: 'user-02' })).json();
   t.same(first, {
-    results: [{ _id: first.results[0]._id, identifier: 'user-02', name: 'User 2', email: 'user-02@Example.com', permissions: [], roles: ['auditors'], teams: ['web'] }],
+    results: [{ _id: first.results[0]._id, identifier: 'user-02', name: 'User 2', email: 'user-02@Example.com', permissions: [], roles: ['auditors'], teams: ['web'], enabled: true, creationDate: first.results[0].creationDate }],
     pageIndex: 1,
     pageSize: 50,
     hasMore: false,
@@ -188,4 +188,44 @@ t.test('principal information routes need credentials and the principals permiss
   t.equal(escalation.json().error, 'SEC-PERM-001');
   t.equal((await reader('DELETE', `${INFOS}carol`)).statusCode, 403);
   t.equal((await admin('GET', INFOS)).statusCode, 404, 'no GET of the collection (the spec has none)');
+});
+
+t.test('enabled: a disabled principal cannot log in, whoever vouches for it; creationDate is the creation time', async (t) => {
+  const { kernel, admin } = await setup(t);
+  const erin = await createPrincipal(kernel, 'erin');
+  const asErin = caller(kernel, erin.headers);
+  const session = await login(kernel, erin.headers);
+  const bySession = () => kernel.app.inject({ url: '/api/v1/security/principals/self', headers: { host: 'localhost', cookie: session.cookie } });
+  t.equal((await asErin('GET', '/api/v1/security/principals/self')).statusCode, 200);
+  const before = (await admin('GET', `${INFOS}erin`)).json();
+  t.match(before, { enabled: true });
+  t.ok(Number.isInteger(before.creationDate), 'creationDate: integer epoch ms');
+  const row = await kernel.db.knex('security_principal_infos').where({ identifier: 'erin' }).first('created_at');
+  t.equal(before.creationDate, Number(row.created_at));
+
+  const disabled = await admin('PUT', INFOS, { identifier: 'erin', enabled: false });
+  t.equal(disabled.statusCode, 200, disabled.body);
+  t.match(disabled.json(), { enabled: false, creationDate: before.creationDate });
+  for (const [how, call] of [['API key', () => asErin('GET', '/api/v1/security/principals/self')], ['session', bySession]] as const) {
+    const res = await call();
+    t.equal(res.statusCode, 401, `${how}: refused from the next request`);
+    t.equal(res.json().error, 'SEC-AUTH-005', how);
+  }
+  t.equal((await kernel.app.inject({ url: '/api/v1/security/principals/authenticate', headers: { host: 'localhost', ...erin.headers } })).statusCode, 401, 'no new session either');
+
+  t.match((await admin('PUT', INFOS, { identifier: 'erin', name: 'Erin' })).json(), { enabled: false }, 'a PUT without enabled keeps it');
+  t.match((await admin('PUT', INFOS, { identifier: 'erin', enabled: null })).json(), { enabled: false }, 'null too');
+  t.match((await admin('PUT', INFOS, { identifier: 'erin', enabled: true })).json(), { enabled: true });
+  t.equal((await asErin('GET', '/api/v1/security/principals/self')).statusCode, 200, 'enabled again');
+
+  t.match((await admin('POST', INFOS, { identifier: 'frank', enabled: false })).json(), { identifier: 'frank', enabled: false }, 'created disabled');
+  t.match((await admin('POST', INFOS, { identifier: 'gina' })).json(), { enabled: true }, 'enabled by default');
+  const self = await admin('PUT', INFOS, { identifier: 'administrator', enabled: false });
+  t.equal(self.statusCode, 400, self.body);
+  t.equal(self.json().error, 'SEC-PRINC-002', 'no principal disables itself');
+  t.equal((await admin('GET', `${INFOS}administrator`)).json().enabled, true, 'nothing written');
+  const bad = await admin('POST', INFOS, { identifier: 'hank', enabled: 'no' });
+  t.equal(bad.statusCode, 400);
+  t.equal(bad.json().error, 'HTTP-003');
+  t.equal((await asErin('PUT', INFOS, { identifier: 'erin', enabled: false })).statusCode, 403, 'the principals write permission is needed');
 });

@@ -221,3 +221,73 @@ t.test('team migration renames or merges, memberships follow, listeners run in t
   t.equal((await mia('PATCH', `${TEAMS}web/other`)).statusCode, 403, 'a team manager cannot migrate a team');
   t.equal((await admin('GET', `${TEAMS}web`)).statusCode, 200);
 });
+
+t.test('team managers are the members with the manager flag; the webhook is an http(s) URL', async (t) => {
+  const kernel = await bootKernel(t);
+  const admin = caller(kernel, ADMIN_HEADERS);
+  const mia = caller(kernel, (await createPrincipal(kernel, 'mia')).headers);
+  const pat = caller(kernel, (await createPrincipal(kernel, 'pat')).headers);
+  const slack = { type: 'slack', url: 'https://hooks.slack.com/services/T000/B000/XXXX' };
+
+  const created = await admin('POST', TEAMS, { name: 'ops', managers: ['mia', 'mia'], webhook: slack });
+  t.equal(created.statusCode, 201, created.body);
+  t.match(created.json(), { name: 'ops', managers: ['mia'], webhook: slack });
+  t.same(await memberships(kernel, 'ops'), [{ identifier: 'mia', manager: true }], 'a manager named at creation joins the team with the flag');
+  t.equal((await mia('GET', RA('ops'))).statusCode, 200, 'and manages its members from the next request');
+  t.match((await admin('POST', TEAMS, { name: 'web' })).json(), { managers: [], webhook: null }, 'none by default');
+  t.same(
+    (await admin('GET', TEAMS)).json().map((x: { name: string; managers: string[]; webhook: unknown }) => [x.name, x.managers, x.webhook]),
+    [['ops', ['mia'], slack], ['web', [], null]],
+  );
+
+  // The flag set through the members routes shows in `managers`; a PUT without `managers` keeps the flags.
+  await admin('POST', `${TEAMS}ops/members`, { identifier: 'pat', manager: true });
+  t.same((await admin('GET', `${TEAMS}ops`)).json().managers, ['mia', 'pat']);
+  const kept = await admin('PUT', TEAMS, { name: 'ops', contact: 'ops@example.com' });
+  t.equal(kept.statusCode, 200, kept.body);
+  t.match(kept.json(), { managers: ['mia', 'pat'], webhook: null }, 'managers kept; the webhook, like the contact, is replaced');
+
+  // `managers` names exactly the managers: one not named stays a plain member.
+  const replaced = await admin('PUT', TEAMS, { name: 'ops', managers: ['pat', 'zoe'], webhook: { type: 'teams', url: 'http://teams.example.com/hook?sig=a%2Fb' } });
+  t.equal(replaced.statusCode, 200, replaced.body);
+  t.match(replaced.json(), { managers: ['pat', 'zoe'], webhook: { type: 'teams', url: 'http://teams.example.com/hook?sig=a%2Fb' } });
+  t.same(await memberships(kernel, 'ops'), [
+    { identifier: 'mia', manager: false },
+    { identifier: 'pat', manager: true },
+    { identifier: 'zoe', manager: true },
+  ]);
+  t.equal((await mia('GET', RA('ops'))).statusCode, 403, 'mia no longer manages the team');
+  t.equal((await pat('GET', RA('ops'))).statusCode, 200);
+  t.match((await admin('PUT', TEAMS, { name: 'ops', managers: null, webhook: null })).json(), { managers: [], webhook: null }, 'null: none');
+  t.equal((await admin('PUT', TEAMS, { name: 'ops', managers: [] })).json().managers.length, 0);
+  t.equal((await memberships(kernel, 'ops')).length, 3, 'nobody left the team');
+
+  const before = { teams: await kernel.db.knex('security_teams').orderBy('name'), members: await memberships(kernel, 'ops') };
+  const bad: [string, Method, unknown, string][] = [
+    ['a webhook URL that is not http(s)', 'POST', { name: 'x', webhook: { type: 'slack', url: 'ftp://hooks.example.com/x' } }, 'SEC-TEAM-002'],
+    ['a webhook URL that is not a URL', 'PUT', { name: 'ops', managers: ['mia'], webhook: { type: 'slack', url: 'hooks.example.com/x' } }, 'SEC-TEAM-002'],
+    ['a webhook URL without a host', 'POST', { name: 'x', webhook: { type: 'teams', url: 'https://' } }, 'SEC-TEAM-002'],
+    ['an unknown webhook type', 'POST', { name: 'x', webhook: { type: 'discord', url: 'https://example.com' } }, 'HTTP-003'],
+    ['a webhook without its URL', 'POST', { name: 'x', webhook: { type: 'slack' } }, 'HTTP-003'],
+    ['a webhook as a string', 'POST', { name: 'x', webhook: 'https://example.com' }, 'HTTP-003'],
+    ['managers not identifiers', 'PUT', { name: 'ops', managers: [{ identifier: 'mia' }] }, 'HTTP-003'],
+    ['an empty manager identifier', 'POST', { name: 'x', managers: [''] }, 'HTTP-003'],
+  ];
+  for (const [name, method, payload, code] of bad) {
+    const res = await admin(method, TEAMS, payload);
+    t.equal(res.statusCode, 400, `${name}: ${res.body}`);
+    t.equal(res.json().error, code, name);
+  }
+  t.same({ teams: await kernel.db.knex('security_teams').orderBy('name'), members: await memberships(kernel, 'ops') }, before, 'nothing written by the refused writes');
+
+  // A rename keeps both; an unknown team's PUT writes no flag.
+  await admin('PUT', TEAMS, { name: 'ops', managers: ['mia'], webhook: slack });
+  t.match((await admin('PATCH', `${TEAMS}ops/operations`)).json(), { name: 'operations', managers: ['mia'], webhook: slack });
+  t.equal((await admin('PUT', TEAMS, { name: 'ghosts', managers: ['mia'] })).statusCode, 404);
+  t.same(await memberships(kernel, 'ghosts'), []);
+  t.equal((await mia('PUT', TEAMS, { name: 'operations', managers: ['mia', 'pat'] })).statusCode, 403, 'a manager cannot name managers (configuration:teams:write)');
+  t.equal((await caller(kernel, {})('GET', `${TEAMS}operations`)).statusCode, 401);
+
+  const event = await kernel.db.knex('events').where({ code: 'SEC-TEAM-UPDATED' }).orderBy('seq', 'desc').first();
+  t.notMatch(event.payload, /hooks\.slack\.com/, 'the webhook URL (often a credential) is not written to events');
+});
