@@ -38,21 +38,9 @@
  *     top level instead) → "no value given for required property authorizationLevels". Its authorizationMode
  *     values (standard|challenge) are not the v2 ones (authorized, auto-validation, auto-validation-authorized,
  *     challenge) either; the field is a plain string, so that alone would decode.
- *   - SecurityTeamAPI.SecurityTeamAdd (docs/SecurityTeamAPI.md:L19-L82, POST /api/v1/security/teams {"name":..}),
- *     SecurityTeamGet (L153-L220), SecurityTeamList (L223-L281), SecurityTeamUpdate (L565-L628, PUT with
- *     SecurityTeamUpdateRequest): the request is accepted (201/200) but the answer must decode as TeamResponse
- *     (docs/TeamResponse.md L7-L13, required _id, managers, name). Certwright answers
- *     {_id, name, displayName, description, contact, externallyManaged} with no `managers` → "no value given for
- *     required property managers". Expected: `managers` ([]string, the identifiers of the team's managers).
- *   - SecurityPrincipalinfoAPI.SecurityPrincipalInfoAdd (docs/SecurityPrincipalinfoAPI.md:L85-L148, POST
- *     /api/v1/security/principalinfos) and SecurityPrincipalInfoUpdate (L285-L348, PUT): PrincipalInfo always
- *     serialises its required `enabled` (docs/PrincipalInfo.md L7-L15), e.g. {"enabled":true,"identifier":"x",
- *     "teams":["t"]}; Certwright answers 400 HTTP-003 "body must NOT have additional properties" (its input
- *     schema has no `enabled`). Expected 201/200 with a PrincipalInfoResponse.
- *   - SecurityPrincipalinfoAPI.ScurityPrincipalInfoGet (L15-L82, GET /api/v1/security/principalinfos/{identifier})
- *     and SecurityPrincipalInfoSearch (L219-L282): PrincipalInfoResponse (docs/PrincipalInfoResponse.md L7-L19)
- *     requires _id, creationDate (int64), enabled (bool), identifier; Certwright answers {_id, identifier, name,
- *     email, permissions, roles, teams} → "no value given for required property creationDate" (and enabled).
+ *   SecurityTeamAPI Add/Get/List/Update (TeamResponse requires `managers`) and SecurityPrincipalinfoAPI
+ *   Add/Update/Get/Search (`enabled`, `creationDate`) pass since teams and principal infos answer those keys:
+ *   their contract tests are in teams-principal-infos.test.ts.
  */
 import t, { type Test } from 'tap';
 import { bootKernel, ENROLLMENT_BOOTSTRAP, TEST_ADMIN_SECRET } from '../helpers/kernel.js';
@@ -149,10 +137,10 @@ t.test('CertificateLabelAPI.LabelDelete — horizon-go docs/CertificateLabelAPI.
   t.equal(gone.statusCode, 404, 'the label is gone');
 });
 
-// ---- SecurityTeamAPI (Add/Get/List/Update: Known gaps) ---------------------------------------------------
+// ---- SecurityTeamAPI (Add/Get/List/Update: teams-principal-infos.test.ts) ---------------------------------------------------
 
 t.test('SecurityTeamAPI.SecurityTeamDelete — horizon-go docs/SecurityTeamAPI.md:L85-L150 (no return type)', async (t) => {
-  // Set-up through the route (SecurityTeamAdd itself is a known gap: its answer lacks `managers`).
+  // Set-up through the route.
   t.ok((await v2('POST', '/api/v1/security/teams', { name: 'v2-del-team' })).statusCode < 300, 'set-up: team created');
   v2Done(t, await v2NoContent('DELETE', `/api/v1/security/teams/${goPathEscape('v2-del-team')}`));
   t.equal((await v2('GET', `/api/v1/security/teams/${goPathEscape('v2-del-team')}`)).statusCode, 404, 'the team is gone');
@@ -212,10 +200,10 @@ t.test('SecurityIdentityLocalAPI.SecurityIdentityLocalDelete — horizon-go docs
   t.equal((await v2('GET', `/api/v1/security/identity/locals/${goPathEscape('v2-erin')}`)).statusCode, 404, 'the identity is gone');
 });
 
-// ---- SecurityPrincipalinfoAPI (Add/Get/Update/Search: Known gaps) ---------------------------------------
+// ---- SecurityPrincipalinfoAPI (Add/Get/Update/Search: teams-principal-infos.test.ts) ---------------------------------------
 
 t.test('SecurityPrincipalinfoAPI.SecurityPrincipalInfoDelete — horizon-go docs/SecurityPrincipalinfoAPI.md:L151-L216 (no return type)', async (t) => {
-  // Set-up with the secret engine's body ({identifier, contact, roles, teams}, client-compat §7): SecurityPrincipalInfoAdd is a known gap.
+  // Set-up with the secret engine's body ({identifier, contact, roles, teams}, client-compat §7).
   const created = await v2('POST', '/api/v1/security/principalinfos', { identifier: 'v2-frank', contact: 'frank@example.com', roles: [], teams: [] });
   t.ok(created.statusCode < 300, `set-up: principal information created (${created.statusCode} ${created.body.slice(0, 200)})`);
   v2Done(t, await v2NoContent('DELETE', `/api/v1/security/principalinfos/${goPathEscape('v2-frank')}`));

@@ -13,16 +13,8 @@
  * - archives.ts, certificate-grading-policies.ts, certificate-grading-rulesets.ts, service-accounts.ts,
  *   thirdparty-connectors.ts, wcce-forests.ts: a later issue.
  *
- * Known gaps (these client calls fail today; issue 23's note lists them):
- * - create_team, src/tools/config/teams.ts:L34-L44,L84-L113,L139-L146 — only its every-field call is removed
- *   (the minimal create and the duplicate pass, and every later team test reads the team "mcp_min" it makes):
- *   POST /api/v1/security/teams {name, description: [{lang, value}], contact, webhook: {type: "slack", url},
- *   managers: ["mcp-alice"], displayName} is answered 400 HTTP-003 "body must NOT have additional
- *   properties": Certwright's team has no `webhook` nor `managers` (name, displayName, description, contact,
- *   externallyManaged only).
- * - update_team, src/tools/config/teams.ts:L34-L44,L115-L128,L148-L155: the GET-strip-merge PUT of contact
- *   passes, but the PUT with overrides {webhook: {type: "teams", url}} is answered 400 HTTP-003 "body must NOT
- *   have additional properties" (no team webhook in Certwright).
+ * Known gaps (these client calls fail today; issue 23's note lists them): none. create_team with every field
+ * (webhook, managers) and update_team's webhook PUT are replayed in teams-principal-infos.test.ts.
  */
 import t, { type Test } from 'tap';
 import { bootKernel } from '../helpers/kernel.js';
