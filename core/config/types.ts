@@ -40,7 +40,7 @@ export interface CertwrightConfig {
     cacheTtlMs: number;
     cacheMaxEntries: number;
     argon2: { memoryKiB: number; iterations: number; parallelism: number; maxConcurrent: number };
-    throttle: { identifierFreeAttempts: number; addressFreeAttempts: number; windowMs: number; maxLockMs: number };
+    throttle: { identifierFreeAttempts: number; addressFreeAttempts: number; identifierAlertAttempts: number; windowMs: number; maxLockMs: number };
   };
   plugins: {
     paths: string[];

@@ -58,7 +58,8 @@ function retryAfter(ms: number): ProblemError {
  *   never kept), so later calls skip argon2id.
  * - A PLAY_SESSION cookie (set by /authenticate) is checked for its signature, expiry, revocation and
  *   provider, and the principal must still exist.
- * - Failed credential logins are throttled per identifier and per client address, and written as events.
+ * - Failed credential logins are throttled per (identifier, client address) and per client address, and
+ *   written as events; many failures of one identifier from anywhere raise an alert event, never a lock.
  * - CSRF (spec "Authentication", rules 4–8): a state-changing request carrying a Cookie or an
  *   Authorization header must echo the csrf-token cookie in the csrf-token header.
  * - Then the route's declared access: `authenticated`, or a permission (optionally also granted to the
@@ -128,7 +129,7 @@ export class Authenticator implements Authorizer {
   private async credentialLogin(request: FastifyRequest, tenant: string, identifier: string, secret: string, method: AuthMethod): Promise<ResolvedPrincipal> {
     if (identifier.length > 191 || secret.length > MAX_SECRET) throw new ProblemError('SEC-AUTH-002');
     const keys: ThrottleKey[] = [
-      { kind: 'identifier', tenant, value: identifier },
+      { kind: 'pair', tenant, identifier, address: request.ip },
       { kind: 'address', value: request.ip },
     ];
     const cacheKey = this.keyCache ? createHmac('sha256', this.cacheKey).update(`${tenant}\u0000${identifier}\u0000${secret}`).digest('base64') : '';
@@ -149,6 +150,7 @@ export class Authenticator implements Authorizer {
     if (!found) {
       await this.deps.throttle.recordFailure(keys);
       await this.failed(request, tenant, identifier, method);
+      await this.alertIfTargeted(request, tenant, identifier);
       throw new ProblemError('SEC-AUTH-002');
     }
     if (found.identity.identifier === identifier) await this.deps.throttle.reset(keys[0]!);
@@ -263,6 +265,18 @@ export class Authenticator implements Authorizer {
   private cookies(request: FastifyRequest): Record<string, string | undefined> {
     const header = request.headers.cookie;
     return header ? parseCookie(header) : {};
+  }
+
+  /** Many failures for one identifier (from any address): an alert event, since locking it would lock out its owner. */
+  private async alertIfTargeted(request: FastifyRequest, tenant: string, identifier: string): Promise<void> {
+    try {
+      const { alert, failures } = await this.deps.throttle.identifierFailureAlert(tenant, identifier);
+      if (!alert) return;
+      request.log.warn({ identifier, failures }, 'many failed logins for one identifier');
+      await this.deps.events.append({ tenant, code: 'SEC-LOGIN-TARGETED', module: 'security', status: 'failure', principal: identifier, objectType: 'principal', objectId: identifier, payload: { failures, address: request.ip } });
+    } catch (err) {
+      request.log.error({ err }, 'could not record the login alert');
+    }
   }
 
   private async failed(request: FastifyRequest, tenant: string, identifier: string, method: AuthMethod): Promise<void> {

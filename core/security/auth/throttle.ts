@@ -2,17 +2,29 @@ import type { Knex } from 'knex';
 import { isUniqueViolation } from '../../db/unique.js';
 
 export interface ThrottleSettings {
+  /** Free failures of one identifier from one client address (and of a self-service password check). */
   identifierFreeAttempts: number;
   addressFreeAttempts: number;
+  /** Failures of one identifier from all addresses that raise an alert event (never a lock). */
+  identifierAlertAttempts: number;
   windowMs: number;
   maxLockMs: number;
 }
 
-/** A login source the throttle counts failures of. */
-export type ThrottleKey = { kind: 'identifier'; tenant: string; value: string } | { kind: 'address'; value: string };
+/**
+ * A login source the throttle counts failures of. Logins lock per (identifier, address) and per address,
+ * never per identifier alone: whoever knows a user name could otherwise keep its owner out. `identifier`
+ * locks only the self-service password check, where the caller is already that identifier.
+ */
+export type ThrottleKey =
+  | { kind: 'identifier'; tenant: string; value: string }
+  | { kind: 'pair'; tenant: string; identifier: string; address: string }
+  | { kind: 'address'; value: string };
 
 const TABLE = 'security_login_failures';
-const keyOf = (k: ThrottleKey): string => (k.kind === 'identifier' ? `id:${k.tenant}:${k.value}` : `ip:${k.value}`).slice(0, 255);
+const keyOf = (k: ThrottleKey): string =>
+  (k.kind === 'identifier' ? `id:${k.tenant}:${k.value}` : k.kind === 'pair' ? `pair:${k.tenant}:${k.address}:${k.identifier}` : `ip:${k.value}`).slice(0, 255);
+const alertKeyOf = (tenant: string, identifier: string): string => `alert:${tenant}:${identifier}`.slice(0, 255);
 
 interface Row {
   key: string;
@@ -22,7 +34,7 @@ interface Row {
 }
 
 /**
- * Brute-force throttling of logins per identifier and per client address. Counters live in the
+ * Brute-force throttling of logins per (identifier, client address) and per client address. Counters live in the
  * database so every node enforces the same locks (DESIGN.md §4); the locks this node has seen are also
  * kept in memory, so requests answered from the verified-key cache are held to them without a query.
  */
@@ -67,28 +79,44 @@ export class LoginThrottle {
     const { windowMs, maxLockMs } = this.settings;
     for (const k of keys) {
       const key = keyOf(k);
-      const free = k.kind === 'identifier' ? this.settings.identifierFreeAttempts : this.settings.addressFreeAttempts;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const row = (await this.knex(TABLE).where({ key }).first()) as Row | undefined;
-        const previous = row && now - Number(row.last_failure_at) <= windowMs ? row.failures : 0;
-        const failures = previous + 1;
-        const lockMs = failures > free ? Math.min(1000 * 2 ** (failures - free - 1), maxLockMs) : 0;
-        const values = { failures, last_failure_at: now, locked_until: lockMs > 0 ? now + lockMs : 0 };
-        try {
-          if (row) await this.knex(TABLE).where({ key }).update(values);
-          else await this.knex(TABLE).insert({ key, ...values });
-        } catch (err) {
-          // Another node inserted the same key first: count again on its row.
-          if (isUniqueViolation(err) && attempt === 0) continue;
-          throw err;
-        }
-        if (lockMs > 0) this.seen.set(key, now + lockMs);
-        break;
+      const free = k.kind === 'address' ? this.settings.addressFreeAttempts : this.settings.identifierFreeAttempts;
+      const lockMs = await this.count(key, (failures) => (failures > free ? Math.min(1000 * 2 ** (failures - free - 1), maxLockMs) : 0), windowMs, now);
+      if (lockMs > 0) this.seen.set(key, now + lockMs);
+    }
+  }
+
+  /**
+   * Counts a failed login of `identifier` from any address, without locking anything; true when this
+   * failure reaches the alert threshold or a multiple of it (one alert per that many failures, not per failure).
+   */
+  async identifierFailureAlert(tenant: string, identifier: string): Promise<{ alert: boolean; failures: number }> {
+    const threshold = this.settings.identifierAlertAttempts;
+    let seen = 0;
+    await this.count(alertKeyOf(tenant, identifier), (failures) => ((seen = failures), 0), this.settings.windowMs, this.clock());
+    return { alert: threshold > 0 && seen > 0 && seen % threshold === 0, failures: seen };
+  }
+
+  /** Adds one failure to `key`'s counter (restarted after `windowMs` without one); returns the lock it sets. */
+  private async count(key: string, lockFor: (failures: number) => number, windowMs: number, now: number): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      const row = (await this.knex(TABLE).where({ key }).first()) as Row | undefined;
+      const previous = row && now - Number(row.last_failure_at) <= windowMs ? row.failures : 0;
+      const failures = previous + 1;
+      const lockMs = lockFor(failures);
+      const values = { failures, last_failure_at: now, locked_until: lockMs > 0 ? now + lockMs : 0 };
+      try {
+        if (row) await this.knex(TABLE).where({ key }).update(values);
+        else await this.knex(TABLE).insert({ key, ...values });
+        return lockMs;
+      } catch (err) {
+        // Another node inserted the same key first: count again on its row.
+        if (isUniqueViolation(err) && attempt === 0) continue;
+        throw err;
       }
     }
   }
 
-  /** A successful login clears its identifier's counter. */
+  /** A successful login clears its (identifier, address) counter; the alert counter keeps the evidence. */
   async reset(key: ThrottleKey): Promise<void> {
     this.seen.delete(keyOf(key));
     await this.knex(TABLE).where({ key: keyOf(key) }).delete();

@@ -189,25 +189,35 @@ t.test('a removed account loses its sessions', async (t) => {
   t.match((await kernel.app.inject({ url: SELF, headers: { cookie } })).json(), { status: 401, error: 'SEC-AUTH-005' });
 });
 
-t.test('brute force is throttled per identifier and per address, failures are events', async (t) => {
-  const kernel = await bootKernel(t, { security: { throttle: { identifierFreeAttempts: 2, addressFreeAttempts: 6 } } });
+t.test('brute force is throttled per (identifier, address) and per address, never per identifier alone; failures are events', async (t) => {
+  const kernel = await bootKernel(t, { security: { throttle: { identifierFreeAttempts: 2, addressFreeAttempts: 6, identifierAlertAttempts: 3 } } });
   const carol = await createPrincipal(kernel, 'carol');
   const wrong = { ...carol.headers, 'x-api-key': 'Wrong-Carol-Key-1!' };
   for (let i = 1; i <= 3; i++) t.equal((await kernel.app.inject({ url: SELF, headers: wrong })).statusCode, 401, `failure ${i}: 401`);
   const locked = await kernel.app.inject({ url: SELF, headers: carol.headers });
-  t.equal(locked.statusCode, 429, 'after the free attempts even the right key waits');
+  t.equal(locked.statusCode, 429, 'after the free attempts even the right key waits, from the failing address');
   t.equal(locked.headers['content-type'], 'application/problem+json');
   t.match(locked.json(), { status: 429, error: 'SEC-RATE-001' });
   t.equal(locked.headers['retry-after'], '1', 'Retry-After in seconds');
+  // The real carol, from an address that was not failing, is not locked out by someone guessing her key.
+  const elsewhere = await kernel.app.inject({ url: SELF, headers: carol.headers, remoteAddress: '10.20.30.40' });
+  t.equal(elsewhere.statusCode, 200, 'the same identifier from another address logs in');
+  const alert = await kernel.db.knex('events').where({ code: 'SEC-LOGIN-TARGETED' });
+  t.equal(alert.length, 1, 'the third failure for carol raised one alert event');
+  t.equal(alert[0].principal, 'carol');
+  t.match(JSON.parse(alert[0].payload), { failures: 3, address: '127.0.0.1' });
   await new Promise((r) => setTimeout(r, 1100));
+  // A key answered from the verified-key cache skips the counters; a verified login resets its pair's.
+  kernel.security.invalidate();
   t.equal((await kernel.app.inject({ url: SELF, headers: carol.headers })).statusCode, 200, 'after the lock the right key works');
-  const row = await kernel.db.knex('security_login_failures').where({ key: 'id:default:carol' }).first();
-  t.equal(row, undefined, 'a success resets the identifier counter');
+  const row = await kernel.db.knex('security_login_failures').where({ key: 'pair:default:127.0.0.1:carol' }).first();
+  t.equal(row, undefined, 'a success resets the (identifier, address) counter');
 
   // Other identifiers from the same address: the address counter (6 free) locks them all.
   for (let i = 0; i < 4; i++) await kernel.app.inject({ url: SELF, headers: { 'x-api-id': `guess-${i}`, 'x-api-key': 'Guess-Key-1!' } });
   const byAddress = await kernel.app.inject({ url: SELF, headers: { 'x-api-id': 'administrator', 'x-api-key': 'Guess-Key-1!' } });
   t.equal(byAddress.statusCode, 429, 'the address is locked after its free attempts');
+  t.equal((await kernel.app.inject({ url: SELF, headers: carol.headers, remoteAddress: '10.20.30.40' })).statusCode, 200, 'another address is not');
 
   const events = await kernel.db.knex('events').where({ code: 'SEC-LOGIN-FAILURE' }).orderBy('seq');
   t.equal(events.length, 7, 'one event per failed login');
