@@ -28,6 +28,6 @@ export async function registerIntegrity(app: FastifyInstance, services: CoreServ
     if (event.seq % everyEvents !== 0) return;
     scheduler.now(CHECKPOINT_JOB).catch((err: unknown) => services.logger.warn({ err }, 'could not schedule an event chain checkpoint'));
   });
-  await integrityRoutes(app, { runs: integrity.runs, scheduler });
+  await integrityRoutes(app, { runs: integrity.runs, scheduler, keys: integrity.keys });
   return integrity;
 }

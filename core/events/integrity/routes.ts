@@ -3,6 +3,7 @@ import { ProblemError } from '../../errors/index.js';
 import type { Scheduler } from '../../scheduler/scheduler.js';
 import { VERIFY_JOB } from './jobs.js';
 import type { IntegrityRuns } from './runs.js';
+import type { SigningKeys } from './signing-keys.js';
 
 const tags = ['events'];
 // Starting a full walk of the chain is a system operation; reading its outcome is part of searching events.
@@ -46,8 +47,8 @@ const runSchema = {
 } as const;
 
 /** GET /api/v1/events/integrity/run (start, or the run already running) and GET /api/v1/events/integrity/ (latest). */
-export async function integrityRoutes(app: FastifyInstance, deps: { runs: IntegrityRuns; scheduler: Scheduler }): Promise<void> {
-  const { runs, scheduler } = deps;
+export async function integrityRoutes(app: FastifyInstance, deps: { runs: IntegrityRuns; scheduler: Scheduler; keys: SigningKeys }): Promise<void> {
+  const { runs, scheduler, keys } = deps;
   app.addSchema(runSchema);
 
   app.get('/api/v1/events/integrity/run', {
@@ -69,6 +70,30 @@ export async function integrityRoutes(app: FastifyInstance, deps: { runs: Integr
       }
       return reply.code(202).send(run);
     },
+  });
+
+  app.get('/api/v1/events/integrity/keys', {
+    config: { capability: 'events', access: READ },
+    schema: {
+      tags,
+      summary: 'The public keys that sign event chain checkpoints, to pin in an offline verifier (certwright events verify --key)',
+      response: {
+        200: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['keyId', 'publicKey', 'active', 'createdAt'],
+            properties: {
+              keyId: { type: 'string', description: 'sha256 of the SubjectPublicKeyInfo DER, hex: the keyId of the checkpoints it signs' },
+              publicKey: { type: 'string', description: 'Ed25519 public key, PEM (SPKI)' },
+              active: { type: 'boolean', description: 'signs new checkpoints (listed first)' },
+              createdAt: { type: 'integer', description: 'epoch ms' },
+            },
+          },
+        },
+      },
+    },
+    handler: async () => keys.published(),
   });
 
   app.get('/api/v1/events/integrity/', {

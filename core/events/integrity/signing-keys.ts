@@ -77,6 +77,21 @@ export class SigningKeys {
     return keys;
   }
 
+  /**
+   * The public keys a verifier may pin (GET /api/v1/events/integrity/keys, `certwright events verify --key`):
+   * every trusted key, the active one first. The active key is created if there is none yet, so it can be
+   * pinned before the first checkpoint.
+   */
+  async published(): Promise<{ keyId: string; publicKey: string; active: boolean; createdAt: number }[]> {
+    const active = await this.current();
+    const trusted = await this.trusted();
+    const rows = (await this.knex('event_signing_keys').select('key_id', 'created_at').orderBy('created_at')) as Pick<KeyRow, 'key_id' | 'created_at'>[];
+    return rows
+      .filter((r) => trusted.has(r.key_id))
+      .map((r) => ({ keyId: r.key_id, publicKey: publicKeyPem(trusted.get(r.key_id)!), active: r.key_id === active.keyId, createdAt: Number(r.created_at) }))
+      .sort((a, b) => Number(b.active) - Number(a.active));
+  }
+
   private activeRow(): Promise<KeyRow | undefined> {
     return this.knex('event_signing_keys').where({ active: 1 }).first() as Promise<KeyRow | undefined>;
   }

@@ -9,7 +9,8 @@ import { BundleFormatError, verifyBundle } from '../../../core/events/bundle/ver
 import { createIntegrityServices, type IntegrityServices } from '../../../core/events/integrity/services.js';
 import { ed25519PublicKey, keyFingerprint, publicKeyPem } from '../../../core/events/integrity/signature.js';
 import type { Kernel } from '../../../core/kernel.js';
-import { bootKernel } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, bootKernel } from '../../helpers/kernel.js';
+import { createPrincipal } from '../../helpers/security.js';
 
 const event = (n: number) => ({ tenant: n % 2 ? 'default' : 'other', code: 'TEST-EVENT', module: 'test', status: 'success' as const, principal: n % 3 ? null : 'alice', payload: { n, text: 'é ✓' } });
 
@@ -157,4 +158,24 @@ t.test('range bounds: seqs and ISO dates', async (t) => {
   await t.rejects(resolveRange(knex, 4, { seq: 3 }, { seq: 2 }), /range is empty/);
   await t.rejects(resolveRange(knex, 4, undefined, { seq: 9 }), /past the chain head/);
   await t.rejects(resolveRange(knex, 0), /chain is empty/);
+});
+
+t.test('GET /api/v1/events/integrity/keys publishes the signing key a verifier pins', async (t) => {
+  const { kernel, integrity } = await setup(t, 5);
+  const res = await kernel.app.inject({ method: 'GET', url: '/api/v1/events/integrity/keys', headers: { host: 'localhost', ...ADMIN_HEADERS } });
+  t.equal(res.statusCode, 200);
+  const keys = res.json() as { keyId: string; publicKey: string; active: boolean; createdAt: number }[];
+  t.equal(keys.length, 1);
+  t.equal(keys[0]!.active, true);
+  t.notMatch(res.body, /PRIVATE/, 'public keys only');
+  const pinned = ed25519PublicKey(keys[0]!.publicKey);
+  t.equal(keyFingerprint(pinned), keys[0]!.keyId, 'the key id is its fingerprint');
+  // The published key verifies a bundle exported afterwards, pinned.
+  const bundle = await exported(integrity, { from: 1, to: 5 });
+  t.match(verifyBundle(bundle, pinned), { ok: true, pinned: true });
+  // Access: no credentials 401, no search:events 403, a host not served 404.
+  t.equal((await kernel.app.inject({ method: 'GET', url: '/api/v1/events/integrity/keys', headers: { host: 'localhost' } })).statusCode, 401);
+  const nobody = await createPrincipal(kernel, 'keys-nobody');
+  t.equal((await kernel.app.inject({ method: 'GET', url: '/api/v1/events/integrity/keys', headers: { host: 'localhost', ...nobody.headers } })).statusCode, 403);
+  t.equal((await kernel.app.inject({ method: 'GET', url: '/api/v1/events/integrity/keys', headers: { host: 'evil.example', ...ADMIN_HEADERS } })).statusCode, 404);
 });
