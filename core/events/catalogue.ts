@@ -148,10 +148,11 @@ export const EVENT_CATALOGUE: readonly EventCodeEntry[] = [
   {
     code: 'TRIGGER-RUN',
     module: 'triggers',
-    description: 'A trigger was run by hand for one certificate (PATCH /api/v1/certificates/run/{id}/:triggerName/:event)',
+    description:
+      'A trigger was run by hand: for one certificate (PATCH /api/v1/certificates/run/{id}/:triggerName/:event), or as a test with no certificate (PATCH /api/v1/triggers {name}: objectType trigger, objectId its name, payload.test true)',
     statuses: ['success', 'failure'],
     objectType: 'certificate',
-    payload: { trigger: 'Trigger name', event: 'Trigger event it was run for', delivered: 'Whether the channel accepted it', detail: "The channel's detail, or null" },
+    payload: { trigger: 'Trigger name', event: 'Trigger event it was run for', delivered: 'Whether the channel accepted it', detail: "The channel's detail, or null", test: 'true for a test run (no certificate)' },
   },
   // Security.
   {

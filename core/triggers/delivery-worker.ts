@@ -78,7 +78,8 @@ export class DeliveryWorker {
   }
 
   /**
-   * One attempt of a claimed delivery; `retries` bounds the retries after it (0 for a run: one attempt).
+   * One attempt of a claimed delivery; `retries` bounds the retries after it (0 for a run: one attempt;
+   * a trigger's own `retries`, when lower, bounds them further).
    * Never throws for a delivery problem: anything unexpected leaves the row to its lease. `given` (a run):
    * the trigger and event to use, the trigger run even when disabled.
    */
@@ -94,7 +95,9 @@ export class DeliveryWorker {
     const certificate = delivery.certificateId ? await this.services.inventory.repository.get(delivery.tenant, delivery.certificateId) : null;
     const result = await this.send(trigger, delivery, event, certificate);
 
-    const retry = !result.delivered && result.retryable && delivery.attempts <= retries;
+    // A trigger's own retry count (Horizon's `retries`) lowers the configured one, never raises it.
+    const budget = given ? retries : Math.min(trigger.retries ?? retries, retries);
+    const retry = !result.delivered && result.retryable && delivery.attempts <= budget;
     const nextAttemptAt = retry ? at + retryDelay(this.settings, delivery.attempts) : null;
     const status = result.delivered ? 'delivered' : retry ? 'pending' : 'failed';
     const attempt: DeliveryAttempt = { attempt: delivery.attempts, at, delivered: result.delivered, retryable: result.retryable, detail: result.detail ?? null, nextAttemptAt };

@@ -1,4 +1,7 @@
 import type { TriggerEventName } from './events.js';
+import type { HorizonState } from './horizon/state.js';
+import { horizonKeysOf } from './horizon/view.js';
+import { joinTarget, splitTarget } from './stored-extras.js';
 
 export const TRIGGER_TYPES = ['notification', 'thirdparty'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
@@ -20,13 +23,21 @@ export interface Trigger {
   thresholds: number[];
   query: string | null;
   triggerType: TriggerType;
+  /** Retries after a failed delivery (at most the configured triggers.delivery.retries); null: the configured count. */
+  retries: number | null;
+  /** What it keeps of Horizon's shape when written in it (answered back beside Certwright's keys). */
+  horizon: HorizonState | null;
   /** Seq of its TRIGGER-CREATED event: it reacts to later events only. */
   createdSeq: number;
   createdAt: number;
   updatedAt: number;
 }
 
-/** The API shape of a trigger: secret target fields that are set read `********`. */
+/**
+ * The API shape of a trigger: secret target fields that are set read `********`. `retries` when set;
+ * for a trigger written in Horizon's shape also its Horizon keys (`type`, emailTemplate, …), `events`
+ * then in Horizon's names (on_enroll, …).
+ */
 export interface TriggerView {
   _id: string;
   name: string;
@@ -34,12 +45,14 @@ export interface TriggerView {
   enabled: boolean;
   channel: string;
   target: Record<string, unknown>;
-  events: TriggerEventName[];
+  events: string[];
   thresholds: number[];
   query: string | null;
   triggerType: TriggerType;
   createdAt: number;
   updatedAt: number;
+  retries?: number;
+  [horizonKey: string]: unknown;
 }
 
 export interface TriggerRow {
@@ -60,23 +73,28 @@ export interface TriggerRow {
   updated_at: number | string;
 }
 
-export const triggerOfRow = (r: TriggerRow): Trigger => ({
-  id: r.id,
-  tenant: r.tenant,
-  name: r.name,
-  description: r.description,
-  enabled: Boolean(r.enabled),
-  channel: r.channel,
-  target: JSON.parse(r.target) as Record<string, unknown>,
-  sealedSecrets: JSON.parse(r.target_secrets) as Record<string, string>,
-  events: JSON.parse(r.events) as TriggerEventName[],
-  thresholds: JSON.parse(r.thresholds) as number[],
-  query: r.query,
-  triggerType: r.trigger_type as TriggerType,
-  createdSeq: Number(r.created_seq),
-  createdAt: Number(r.created_at),
-  updatedAt: Number(r.updated_at),
-});
+export const triggerOfRow = (r: TriggerRow): Trigger => {
+  const { target, extras } = splitTarget(r.target);
+  return {
+    id: r.id,
+    tenant: r.tenant,
+    name: r.name,
+    description: r.description,
+    enabled: Boolean(r.enabled),
+    channel: r.channel,
+    target,
+    sealedSecrets: JSON.parse(r.target_secrets) as Record<string, string>,
+    events: JSON.parse(r.events) as TriggerEventName[],
+    thresholds: JSON.parse(r.thresholds) as number[],
+    query: r.query,
+    triggerType: r.trigger_type as TriggerType,
+    retries: extras.retries ?? null,
+    horizon: extras.horizon ?? null,
+    createdSeq: Number(r.created_seq),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+};
 
 export const rowOfTrigger = (t: Trigger): TriggerRow => ({
   id: t.id,
@@ -85,7 +103,7 @@ export const rowOfTrigger = (t: Trigger): TriggerRow => ({
   description: t.description,
   enabled: t.enabled,
   channel: t.channel,
-  target: JSON.stringify(t.target),
+  target: joinTarget(t.target, t.retries, t.horizon),
   target_secrets: JSON.stringify(t.sealedSecrets),
   events: JSON.stringify(t.events),
   thresholds: JSON.stringify(t.thresholds),
@@ -109,4 +127,7 @@ export const viewOf = (t: Trigger): TriggerView => ({
   triggerType: t.triggerType,
   createdAt: t.createdAt,
   updatedAt: t.updatedAt,
+  ...(t.retries !== null ? { retries: t.retries } : {}),
+  // The stored target (not the masked one): the email title and body are read back from it, and it holds no secret.
+  ...(t.horizon ? horizonKeysOf(t.horizon, t.target, t.events) : {}),
 });

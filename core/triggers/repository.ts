@@ -148,6 +148,8 @@ export class TriggerRepository {
       thresholds: checked.thresholds,
       query: checked.query,
       triggerType: checked.triggerType,
+      retries: checked.retries,
+      horizon: checked.horizon,
       createdSeq: at.createdSeq,
       createdAt: at.createdAt,
       updatedAt: at.updatedAt,

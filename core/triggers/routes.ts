@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ProblemError } from '../errors/index.js';
 import type { CoreServices } from '../services.js';
 import { viewOf } from './model.js';
 import type { TriggerRuntime } from './runtime.js';
 import { nameParams, triggerInputSchema, triggerPatchSchema, triggerSchema } from './schemas.js';
-import { checkTrigger, type TriggerInput } from './validate.js';
+import { testRun, triggerTestResultSchema } from './test-run.js';
+import { checkedTriggerOf } from './trigger-input.js';
 
 const BASE = '/api/v1/triggers/';
 const CAPABILITY = 'configuration' as const;
@@ -12,17 +14,22 @@ const WRITE = { permission: 'configuration:triggers:write' } as const;
 const tags = ['triggers'];
 
 type NameParams = { Params: { name: string } };
+type TriggerBody = { Body: Record<string, unknown> & { name: string } };
+type PatchBody = { Body: { names?: string[]; enabled?: boolean; name?: string } };
 const principalOf = (request: FastifyRequest): string | null => request.principal?.identifier ?? null;
 
 /**
  * /api/v1/triggers/: the standard set (GET, GET :name, POST, PUT by the name in the body, DELETE :name)
- * plus PATCH on the collection, which enables or disables several triggers at once. Reads need
- * configuration:triggers:read, changes configuration:triggers:write; each change writes its event.
+ * plus PATCH on the collection, which enables or disables several triggers at once ({names, enabled})
+ * or test-runs one ({name}). POST and PUT take Certwright's shape or Horizon's (trigger-input.ts).
+ * Reads need configuration:triggers:read, changes and runs configuration:triggers:write; each change
+ * writes its event.
  */
 export async function triggerRoutes(app: FastifyInstance, options: { services: CoreServices; runtime: TriggerRuntime }): Promise<void> {
   const { services, runtime } = options;
   const repository = runtime.triggers;
   app.addSchema(triggerSchema);
+  app.addSchema(triggerTestResultSchema);
   const one = { 200: { $ref: 'Trigger#' } };
   const many = { 200: { type: 'array', items: { $ref: 'Trigger#' } } };
 
@@ -38,49 +45,58 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
     handler: async (request) => viewOf(await repository.get(request.tenant, request.params.name)),
   });
 
-  app.post<{ Body: TriggerInput }>(BASE, {
+  app.post<TriggerBody>(BASE, {
     config: { capability: CAPABILITY, access: WRITE },
     schema: {
       tags,
       summary: 'Create a trigger',
       description:
-        'TRG-005 unknown channel, TRG-006 target refused by the channel, TRG-007 query that does not parse, TRG-008 unknown event, TRG-002 other inconsistencies (thresholds), TRG-004 name taken.',
+        "Certwright's shape {name, channel, target, events, …}, or Horizon's {name, type, events, retries, emailTemplate | webhookTemplate | sequence, …} (see `type`). TRG-005 unknown channel, TRG-006 target refused by the channel, TRG-007 query that does not parse, TRG-008 unknown event, TRG-002 other inconsistencies (thresholds) and, in Horizon's shape, every refusal (the field named first in the detail), TRG-004 name taken.",
       body: triggerInputSchema,
       response: { 201: { $ref: 'Trigger#' } },
     },
     handler: async (request, reply) => {
-      const checked = checkTrigger(services, request.body);
+      const checked = checkedTriggerOf(services, request.body);
       const created = await repository.create(request.tenant, checked, principalOf(request));
       return reply.code(201).send(viewOf(created));
     },
   });
 
-  app.put<{ Body: TriggerInput }>(BASE, {
+  app.put<TriggerBody>(BASE, {
     config: { capability: CAPABILITY, access: WRITE },
     schema: {
       tags,
       summary: 'Replace the trigger named in the body',
-      description: 'Secret target fields left out or sent back as ******** keep their stored value (for the same channel); null clears one.',
+      description:
+        "Either shape, as POST. Secret target fields left out or sent back as ******** keep their stored value (for the same channel); null clears one. In Horizon's shape, channel, target, thresholds and triggerType sent back unchanged from a GET are ignored (they derive from the Horizon keys); changed, they are refused. Written in Certwright's shape, a trigger drops its Horizon keys.",
       body: triggerInputSchema,
       response: one,
     },
     handler: async (request) => {
       const current = await repository.get(request.tenant, request.body.name);
-      const checked = checkTrigger(services, request.body, { trigger: current, openSecret: (field) => repository.openSecret(current, field) });
+      const checked = checkedTriggerOf(services, request.body, { trigger: current, openSecret: (field) => repository.openSecret(current, field) });
       return viewOf(await repository.update(request.tenant, checked, principalOf(request)));
     },
   });
 
-  app.patch<{ Body: { names: string[]; enabled: boolean } }>(BASE, {
+  app.patch<PatchBody>(BASE, {
     config: { capability: CAPABILITY, access: WRITE },
     schema: {
       tags,
-      summary: 'Enable or disable several triggers',
-      description: 'Body `{names: [...], enabled}`. All of them change, or none (TRG-003 names the first unknown one). Answers the triggers named.',
+      summary: 'Enable or disable several triggers, or test-run one',
+      description:
+        "Body `{names: [...], enabled}`: all of them change, or none (TRG-003 names the first unknown one); answers the triggers named. Body `{name}` (Horizon's trigger test, as horizon-mcp simulate_trigger sends it): runs that trigger now for the first event it handles, without a certificate, one attempt even when disabled, recorded as a delivery and a TRIGGER-RUN event; answers the outcome (200 also when the delivery failed: see `status`). TRG-003 unknown trigger; TRG-002 both forms at once.",
       body: triggerPatchSchema,
-      response: many,
+      response: { 200: { anyOf: [many[200], { $ref: 'TriggerTestResult#' }] } },
     },
-    handler: async (request) => (await repository.setEnabled(request.tenant, request.body.names, request.body.enabled, principalOf(request))).map(viewOf),
+    handler: async (request) => {
+      const { names, enabled, name } = request.body;
+      if (name !== undefined) {
+        if (names !== undefined || enabled !== undefined) throw new ProblemError('TRG-002', { detail: 'send {names, enabled} to enable or disable triggers, or {name} alone to run one' });
+        return testRun(services, runtime, request.tenant, name, principalOf(request));
+      }
+      return (await repository.setEnabled(request.tenant, names!, enabled!, principalOf(request))).map(viewOf);
+    },
   });
 
   app.delete<NameParams>(`${BASE}:name`, {

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { newId } from '../db/ids.js';
 import { ProblemError } from '../errors/index.js';
-import type { StoredEvent } from '../events/store.js';
 import { certificateVisible } from '../inventory/search/visibility.js';
 import { certificateObjectSchema } from '../inventory/view.js';
 import type { CoreServices } from '../services.js';
-import { isTriggerEvent, TRIGGER_EVENTS, TRIGGER_EVENT_NAMES } from './events.js';
+import { isTriggerEvent, TRIGGER_EVENT_NAMES } from './events.js';
+import { certwrightNameOf } from './horizon/events.js';
 import type { Trigger } from './model.js';
+import { runTriggerNow } from './run-now.js';
 import type { TriggerRuntime } from './runtime.js';
 import { nameSchema } from './schemas.js';
 
@@ -33,7 +33,7 @@ export async function runRoute(app: FastifyInstance, options: { services: CoreSe
     schema: {
       tags: ['certificates', 'triggers'],
       summary: 'Run a trigger for an event on one certificate now',
-      description: 'One attempt, recorded in the certificate\'s triggerResults. CRT-003 unknown certificate, TRG-003 unknown trigger, TRG-008 unknown event, TRG-009 event the trigger does not handle.',
+      description: 'One attempt, recorded in the certificate\'s triggerResults. CRT-003 unknown certificate, TRG-003 unknown trigger, TRG-008 unknown event, TRG-009 event the trigger does not handle. The event is a Certwright name (revoked, expiring, …) or its Horizon name (on_revoke, on_expire, …).',
       params: {
         type: 'object',
         required: ['id', 'triggerName', 'event'],
@@ -42,7 +42,9 @@ export async function runRoute(app: FastifyInstance, options: { services: CoreSe
       response: { 200: certificateObjectSchema },
     },
     handler: async (request) => {
-      const { id, triggerName, event } = request.params;
+      const { id, triggerName } = request.params;
+      // Horizon names its events on_enroll, on_revoke, …: those with a counterpart are accepted too.
+      const event = certwrightNameOf(request.params.event) ?? request.params.event;
       const tenant = request.tenant;
       const certificate = await services.inventory.repository.get(tenant, id);
       if (!certificate) throw new ProblemError('CRT-003', { detail: `No certificate ${id.slice(0, 64)}` });
@@ -53,50 +55,8 @@ export async function runRoute(app: FastifyInstance, options: { services: CoreSe
       if (!isTriggerEvent(event)) throw new ProblemError('TRG-008', { detail: `unknown event "${event}"; known: ${TRIGGER_EVENT_NAMES.join(', ')}` });
       if (!trigger.events.includes(event)) throw new ProblemError('TRG-009', { detail: `"${trigger.name}" handles ${trigger.events.join(', ')}` });
 
-      const now = services.clock();
-      const thresholdDays = event === 'expiring' ? thresholdFor(trigger, certificate.notAfter, now) : null;
-      // The run is not an event of the store: the channel gets the event it would have got, built here.
-      const synthetic: StoredEvent = {
-        id: newId(now),
-        seq: 0,
-        tenant,
-        code: TRIGGER_EVENTS[event],
-        module: 'triggers',
-        status: 'success',
-        principal: request.principal?.identifier ?? null,
-        objectType: 'certificate',
-        objectId: certificate._id,
-        payload: JSON.stringify({ run: true, ...(thresholdDays !== null ? { thresholdDays, notAfter: certificate.notAfter } : {}) }),
-        createdAt: now,
-        prevHash: '',
-        hash: '',
-      };
-      const [deliveryId] = await runtime.queue.enqueue(services.knex, [
-        {
-          tenant,
-          dedupeKey: `run:${synthetic.id}`,
-          triggerId: trigger.id,
-          triggerName: trigger.name,
-          triggerEvent: event,
-          thresholdDays,
-          eventId: null,
-          eventSeq: null,
-          certificateId: certificate._id,
-        },
-      ]);
-      const delivery = await runtime.queue.claim(deliveryId!, runtime.worker.leaseMs);
-      if (!delivery) throw new Error('a run delivery was claimed by someone else');
-      const outcome = await runtime.worker.attempt(delivery, 0, { trigger, event: synthetic });
-      await services.events.append({
-        tenant,
-        code: 'TRIGGER-RUN',
-        module: 'triggers',
-        status: outcome.result.delivered ? 'success' : 'failure',
-        principal: request.principal?.identifier ?? null,
-        objectType: 'certificate',
-        objectId: certificate._id,
-        payload: { trigger: trigger.name, event, delivered: outcome.result.delivered, detail: outcome.result.detail ?? null },
-      });
+      const thresholdDays = event === 'expiring' ? thresholdFor(trigger, certificate.notAfter, services.clock()) : null;
+      const outcome = await runTriggerNow(services, runtime, { tenant, trigger, event, certificate, thresholdDays, principal: request.principal?.identifier ?? null });
       return outcome.certificate ?? (await services.inventory.repository.get(tenant, certificate._id));
     },
   });

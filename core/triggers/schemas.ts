@@ -1,4 +1,5 @@
 import { TRIGGER_EVENT_NAMES } from './events.js';
+import { EVENT_NAMES_DESCRIPTION, horizonInputOnlyProperties, horizonProperties } from './horizon/schemas.js';
 import { TRIGGER_TYPES } from './model.js';
 
 /** Trigger names are path segments (GET/DELETE :name, the run route): no slash. */
@@ -6,7 +7,7 @@ export const nameSchema = { type: 'string', minLength: 1, maxLength: 191, patter
 
 const eventName = { type: 'string', description: `One of: ${TRIGGER_EVENT_NAMES.join(', ')}` } as const;
 
-/** The API shape of a trigger (TriggerView). */
+/** The API shape of a trigger (TriggerView): Certwright's keys, `retries` when set, Horizon's keys for a trigger written in its shape. */
 export const triggerSchema = {
   $id: 'Trigger',
   type: 'object',
@@ -22,24 +23,28 @@ export const triggerSchema = {
       additionalProperties: true,
       description: "The channel's configuration (its manifest's targetSchema); secret fields that are set read ********",
     },
-    events: { type: 'array', items: eventName },
+    events: { type: 'array', items: eventName, description: EVENT_NAMES_DESCRIPTION },
     thresholds: { type: 'array', items: { type: 'integer' }, description: 'Days before expiry (expiring only)' },
     query: { type: ['string', 'null'], description: 'HCQL query narrowing the certificates the trigger fires for' },
     triggerType: { type: 'string', enum: [...TRIGGER_TYPES] },
     createdAt: { type: 'integer' },
     updatedAt: { type: 'integer' },
+    ...horizonProperties,
   },
 } as const;
 
 /**
- * What a client sends (POST, PUT). `_id`, `createdAt` and `updatedAt` echoed back from a GET are
- * accepted and ignored; other unknown fields are refused. Deeper checks (channel, events, target,
- * query) are the service's, each with its own code.
+ * What a client sends (POST, PUT): Certwright's shape (`channel` required) or Horizon's (`type`
+ * required; trigger-input.ts). `_id`, `createdAt` and `updatedAt` echoed back from a GET are accepted
+ * and ignored; other unknown fields are refused. Deeper checks (channel, events, target, query, the
+ * Horizon keys) are the service's, each with its own code.
  */
 export const triggerInputSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'channel', 'events'],
+  required: ['name'],
+  // Horizon's third-party types have no `events` (server-fixed there): they get their TRG-002, not a schema error.
+  anyOf: [{ required: ['channel', 'events'] }, { required: ['type'] }],
   properties: {
     _id: { type: 'string' },
     createdAt: { type: 'integer' },
@@ -49,21 +54,27 @@ export const triggerInputSchema = {
     enabled: { type: 'boolean' },
     channel: { type: 'string', minLength: 1, maxLength: 64 },
     target: { type: 'object', additionalProperties: true },
-    events: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', maxLength: 32 } },
+    events: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', maxLength: 32 }, description: EVENT_NAMES_DESCRIPTION },
     thresholds: { type: 'array', maxItems: 20, items: { type: 'integer', minimum: 1, maximum: 3650 } },
     query: { type: ['string', 'null'], maxLength: 4000 },
     triggerType: { type: 'string', enum: [...TRIGGER_TYPES] },
+    ...horizonProperties,
+    ...horizonInputOnlyProperties,
   },
 } as const;
 
-/** PATCH on the collection: enable or disable several triggers at once. */
+/**
+ * PATCH on the collection: `{names, enabled}` enables or disables several triggers at once;
+ * `{name}` alone runs that trigger now as a test (horizon-mcp simulate_trigger).
+ */
 export const triggerPatchSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['names', 'enabled'],
+  anyOf: [{ required: ['names', 'enabled'] }, { required: ['name'] }],
   properties: {
     names: { type: 'array', minItems: 1, maxItems: 500, items: nameSchema },
     enabled: { type: 'boolean' },
+    name: nameSchema,
   },
 } as const;
 

@@ -4,19 +4,28 @@ import { CERTIFICATE_LANGUAGE } from '../inventory/language.js';
 import { parseQuery } from '../query/index.js';
 import type { CoreServices } from '../services.js';
 import { isTriggerEvent, TRIGGER_EVENT_NAMES, type TriggerEventName } from './events.js';
+import { certwrightEvents } from './horizon/common.js';
+import type { HorizonState } from './horizon/state.js';
 import { SECRET_MASK, TRIGGER_TYPES, type Trigger, type TriggerType } from './model.js';
+import { EXTRAS_KEY } from './stored-extras.js';
 
-/** What a client sends to create or update a trigger (schema-checked by the route first). */
+/**
+ * A trigger in Certwright's shape (schema-checked by the route first; a body in Horizon's shape is
+ * turned into one by horizon/input.ts, which also sets `horizon`).
+ */
 export interface TriggerInput {
   name: string;
   description?: string | null;
   enabled?: boolean;
   channel: string;
   target?: Record<string, unknown>;
+  /** Certwright's names, or Horizon's (on_enroll, …) for the events that have a counterpart. */
   events: string[];
   thresholds?: number[];
   query?: string | null;
   triggerType?: string;
+  retries?: number | null;
+  horizon?: HorizonState;
 }
 
 /** A trigger checked and ready to store, its secret target fields still in clear (sealed by the repository). */
@@ -33,6 +42,8 @@ export interface CheckedTrigger {
   thresholds: number[];
   query: string | null;
   triggerType: TriggerType;
+  retries: number | null;
+  horizon: HorizonState | null;
 }
 
 // Vendor schemas carry annotations of their own (x-secret): allowed, not enforced.
@@ -57,7 +68,8 @@ export function targetSchemaOf(services: Pick<CoreServices, 'provided' | 'plugin
 const invalid = (detail: string): ProblemError => new ProblemError('TRG-002', { detail });
 
 /**
- * Checks a trigger: known channel (TRG-005), known events (TRG-008), thresholds for `expiring`
+ * Checks a trigger: known channel (TRG-005), known events (TRG-008; a Horizon event without a
+ * counterpart TRG-002), thresholds for `expiring`
  * (TRG-002), a query that parses as HCQL (TRG-007), a target that matches the channel's targetSchema
  * and passes its validateTarget (TRG-006). `current` (an update): secret fields the client left out or
  * sent back masked keep their stored value (`openSecret` opens one); `null` clears one.
@@ -72,9 +84,10 @@ export function checkTrigger(
     const known = services.provided.triggerChannels.types();
     throw new ProblemError('TRG-005', { detail: `"${input.channel}" is not a trigger channel; installed: ${known.join(', ') || 'none'}` });
   }
-  const unknown = input.events.filter((e) => !isTriggerEvent(e));
+  const named = certwrightEvents(input.events);
+  const unknown = named.filter((e) => !isTriggerEvent(e));
   if (unknown.length > 0) throw new ProblemError('TRG-008', { detail: `unknown event ${unknown.map((e) => `"${e}"`).join(', ')}; known: ${TRIGGER_EVENT_NAMES.join(', ')}` });
-  const events = [...new Set(input.events)] as TriggerEventName[];
+  const events = [...new Set(named)] as TriggerEventName[];
   if (events.length === 0) throw invalid('a trigger handles at least one event');
   const thresholds = [...new Set(input.thresholds ?? [])].sort((a, b) => a - b);
   if (events.includes('expiring') && thresholds.length === 0) throw invalid('an `expiring` trigger needs thresholds (days before expiry)');
@@ -93,6 +106,7 @@ export function checkTrigger(
   const schema = targetSchemaOf(services, input.channel);
   const secretFields = secretFieldsOf(schema);
   const target: Record<string, unknown> = { ...(input.target ?? {}) };
+  if (EXTRAS_KEY in target) throw new ProblemError('TRG-006', { detail: `target.${EXTRAS_KEY} is reserved` });
   for (const field of secretFields) {
     const sent = target[field];
     const keep = sent === undefined || sent === SECRET_MASK;
@@ -138,5 +152,7 @@ export function checkTrigger(
     thresholds,
     query,
     triggerType,
+    retries: input.retries ?? null,
+    horizon: input.horizon ?? null,
   };
 }

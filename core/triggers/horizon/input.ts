@@ -1,0 +1,98 @@
+import type { CoreServices } from '../../services.js';
+import type { TriggerEventName } from '../events.js';
+import { SECRET_MASK, viewOf, type Trigger } from '../model.js';
+import { secretFieldsOf, targetSchemaOf, type TriggerInput } from '../validate.js';
+import { certwrightEvents, commonOptions, COMMON_OPTION_KEYS } from './common.js';
+import { EMAIL_OPTION_KEYS, emailMapping } from './email.js';
+import { refused } from './refuse.js';
+import { restMapping } from './rest.js';
+import { HORIZON_THIRD_PARTY_TYPES, HORIZON_TYPES, type HorizonMapping, type HorizonType } from './state.js';
+import { WEBHOOK_OPTION_KEYS, webhookMapping } from './webhook.js';
+
+type Body = Record<string, unknown>;
+
+/** The subtype keys of each supported Horizon type. */
+const SUBTYPE_KEYS: Record<HorizonType, readonly string[]> = {
+  email: ['emailTemplate', ...EMAIL_OPTION_KEYS],
+  webhook: ['webhookTemplate', ...WEBHOOK_OPTION_KEYS],
+  rest: ['sequence'],
+};
+/** Every key of Horizon's shape that Certwright's shape does not have (`connector`: third-party types). */
+export const HORIZON_ONLY_KEYS: readonly string[] = [...new Set([...Object.values(SUBTYPE_KEYS).flat(), ...COMMON_OPTION_KEYS, 'connector'])];
+/** Certwright keys a Horizon-shape body derives: a GET→PUT echoes them back, a change to them is refused. */
+const DERIVED_KEYS = ['channel', 'target', 'thresholds', 'triggerType'] as const;
+
+/** A body is in Horizon's shape when it names a `type`: Certwright's own shape has none. */
+export const isHorizonShape = (body: Body): boolean => body.type !== undefined;
+
+/** Order-insensitive comparison of two JSON values (an echoed target may list its keys in another order). */
+const canonical = (v: unknown): string =>
+  Array.isArray(v) ? `[${v.map(canonical).join(',')}]` : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Body)[k])}`).join(',')}}` : JSON.stringify(v);
+const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
+
+/**
+ * A body in Certwright's shape must not carry Horizon-only keys with a value: without `type` they
+ * would be dropped without a word.
+ */
+export function refuseStrayHorizonKeys(body: Body): void {
+  const stray = HORIZON_ONLY_KEYS.find((k) => body[k] !== undefined && body[k] !== null);
+  if (stray) throw refused(stray, "a key of Horizon's trigger shape: send the trigger's `type` with it, or leave it out");
+}
+
+/**
+ * A body in Horizon's shape ({name, type, events, retries, emailTemplate | webhookTemplate |
+ * sequence, …}) as a Certwright trigger input: the subtype decides the channel and target, `events`
+ * map to Certwright's (horizon/events.ts), `runPeriod` of on_expire is the threshold; description,
+ * enabled and query are Certwright keys it may carry too. Channel, target, thresholds and triggerType
+ * are derived: when sent as well (a GET→modify→PUT echoes them), they must be what the Horizon keys
+ * give or what the trigger shows now, else the client meant to change them and is told how.
+ * Everything without a counterpart is refused (TRG-002, the field named first).
+ */
+export function horizonInput(services: Pick<CoreServices, 'provided' | 'plugins'>, body: Body, current: Trigger | undefined): TriggerInput {
+  const type = body.type;
+  if (typeof type === 'string' && HORIZON_THIRD_PARTY_TYPES.includes(type)) {
+    throw refused('type', `"${type}" (a third-party publication trigger) has no counterpart: Certwright has no third-party connectors yet; supported: ${HORIZON_TYPES.join(', ')}`);
+  }
+  if (typeof type !== 'string' || !(HORIZON_TYPES as readonly string[]).includes(type)) throw refused('type', `one of ${HORIZON_TYPES.join(', ')}`);
+  const horizonType = type as HorizonType;
+  for (const key of HORIZON_ONLY_KEYS) {
+    if (body[key] === undefined || body[key] === null) continue;
+    if (!SUBTYPE_KEYS[horizonType].includes(key) && !(COMMON_OPTION_KEYS as readonly string[]).includes(key)) throw refused(key, `not a key of a ${horizonType} trigger`);
+  }
+
+  if (!Array.isArray(body.events) || body.events.length === 0) throw refused('events', `the event the trigger runs on is required (e.g. ["on_enroll"])`);
+  const events = [...new Set(certwrightEvents(body.events as string[]))];
+  const common = commonOptions(body, events as TriggerEventName[]);
+  const secretFields = (channel: string): string[] => secretFieldsOf(targetSchemaOf(services, channel));
+  const mapping: HorizonMapping =
+    horizonType === 'email'
+      ? emailMapping(body)
+      : horizonType === 'webhook'
+        ? webhookMapping(body, secretFields)
+        : restMapping(body, current?.channel === 'webhook' && current.sealedSecrets.secret !== undefined);
+
+  // What the trigger will show for the derived keys; a secret kept from the current trigger shows masked too.
+  const secrets = secretFields(mapping.channel);
+  const kept = current?.channel === mapping.channel ? Object.keys(current.sealedSecrets) : [];
+  const shownTarget = { ...mapping.target, ...Object.fromEntries(secrets.filter((f) => mapping.target[f] !== undefined || kept.includes(f)).map((f) => [f, SECRET_MASK])) };
+  const derived: Body = { channel: mapping.channel, target: shownTarget, thresholds: common.thresholds, triggerType: 'notification' };
+  const shown = current ? viewOf(current) : undefined;
+  for (const key of DERIVED_KEYS) {
+    if (body[key] === undefined || same(body[key], derived[key]) || (shown && same(body[key], shown[key]))) continue;
+    throw refused(key, `derived from the Horizon keys when \`type\` is sent (it would be ${JSON.stringify(derived[key])}): change those, or send the trigger in Certwright's shape, without \`type\``);
+  }
+
+  return {
+    name: body.name as string,
+    description: body.description as string | null | undefined,
+    enabled: body.enabled as boolean | undefined,
+    query: body.query as string | null | undefined,
+    channel: mapping.channel,
+    target: mapping.target,
+    events,
+    thresholds: common.thresholds,
+    triggerType: 'notification',
+    retries: (body.retries as number | null | undefined) ?? null,
+    horizon: { type: horizonType, fields: { ...common.fields, ...mapping.fields } },
+  };
+}
