@@ -21,8 +21,9 @@
  * with a return type, and only when its Content-Type matches JsonCheck.
  *
  * v2 operations of these APIs that this file does not replay:
- *   - SecurityTeamMembersAdd/MembersGet/MembersRemove (/api/v1/security/teams/{name}/members): Certwright does
- *     not serve these routes yet; their tests arrive with the issue that serves them.
+ *   - SecurityTeamMembersAdd/MembersGet/MembersRemove (/api/v1/security/teams/{name}/members): served; their
+ *     contract tests are in go-v2-team-members.test.ts (MembersGet answers []string to an Accept of
+ *     application/json without a wildcard, member objects otherwise: member-routes.ts wantsIdentifierList).
  *   - SecurityIdentityLocalPasswordReset / PasswordResetRequest: the reset needs the uuid mailed to the
  *     identity, which no API caller can read.
  *   - CertificateProfileAPI Add/List/Update: same answer model as CertificateProfileGet (see Known gaps).

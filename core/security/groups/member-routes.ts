@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
 import type { PermissionAccess, RouteCapability } from '../../http/route-config.js';
 import type { SecurityRouteContext } from '../route-context.js';
 import { recordChange } from '../audit.js';
 import type { GroupInput, GroupStore, MemberGuard } from './group-store.js';
 import { distinct, IDENTIFIER } from './input.js';
-import type { MemberChange } from './memberships.js';
+import type { Member, MemberChange } from './memberships.js';
 
 export interface MemberRouteOptions<T extends GroupInput> {
   /** e.g. /api/v1/security/roles/:name/members */
@@ -29,6 +29,35 @@ interface AddBody {
 
 const params = { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 191 } } } as const;
 
+// Which shape the members answer (GET, and POST's answer) takes, negotiated on the request's Accept header.
+// Two clients read this route and need different shapes:
+//   - the vendor's OpenAPI-generated Go SDK (evertrust/horizon-go v2: SecurityTeamMembersGet,
+//     SecurityRoleMembersGet, TeamMembersGet in docs/SecurityTeamAPI.md, docs/SecurityRoleAPI.md,
+//     docs/TeamAPI.md) decodes the answer into a `[]string` of identifiers (objects fail json.Unmarshal), and
+//     sends `Accept: application/json` exactly (selectHeaderAccept picks application/json from the declared
+//     "application/json, application/problem+json");
+//   - the vendor's MCP server (evertrust/horizon-mcp src/tools/config/_scaffold.ts registerMembershipTools)
+//     passes the answer through as JSON text, and sends undici fetch's default `Accept: */*`; Certwright's
+//     own callers send no Accept or a wildcard too (browsers, curl, Python requests: */*; axios and jQuery
+//     list application/json with a */* fallback).
+// So a caller whose Accept names application/json and no wildcard (*/* or application/*) gets the
+// identifiers as a JSON array of strings (the v2 API's documented answer); every other caller keeps
+// Certwright's member objects `{identifier, name?, email?}` (teams: + `manager`). The answer carries `Vary: Accept`.
+export function wantsIdentifierList(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.toLowerCase().split(',').map((t) => t.split(';')[0]!.trim());
+  return types.includes('application/json') && !types.includes('*/*') && !types.includes('application/*');
+}
+
+const ANSWER_DOC =
+  'The members as objects {identifier, name?, email?} (teams add manager); a caller whose Accept names application/json and no wildcard (the Horizon v2 SDKs) gets their identifiers alone, as an array of strings.';
+
+function varyOnAccept(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  const given = vary === undefined ? [] : String(vary).split(',').map((v) => v.trim()).filter(Boolean);
+  if (!given.some((v) => v === '*' || v.toLowerCase() === 'accept')) reply.header('vary', [...given, 'Accept'].join(', '));
+}
+
 /**
  * GET, POST and DELETE of a role's or team's members. POST adds (`{identifier}`, `{identifiers}` or a bare
  * array of identifiers; teams also `manager`: omitted keeps an existing member's flag) and answers the
@@ -45,7 +74,13 @@ export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, c
     required: team ? ['identifier', 'manager'] : ['identifier'],
     properties: { identifier: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, ...(team ? { manager: { type: 'boolean' } } : {}) },
   };
-  const list = { 200: { type: 'array', items: member } };
+  // Member objects, or the identifiers alone for a caller that asks for them (wantsIdentifierList).
+  const list = { 200: { anyOf: [{ type: 'array', items: member }, { type: 'array', items: { type: 'string' } }] } };
+  const answer = async (request: FastifyRequest, reply: FastifyReply, tenant: string, name: string): Promise<Member[] | string[]> => {
+    const members = await store.members(tenant, name);
+    varyOnAccept(reply);
+    return wantsIdentifierList(request.headers.accept) ? members.map((m) => m.identifier) : members;
+  };
   const identifiersInput = { identifier: { ...IDENTIFIER, type: ['string', 'null'] }, identifiers: { type: ['array', 'null'], maxItems: 1000, items: IDENTIFIER } };
   // A bare JSON array of identifiers is accepted too: horizon-mcp's add/remove member tools send one.
   const identifierList = { type: 'array', maxItems: 1000, items: IDENTIFIER };
@@ -67,14 +102,14 @@ export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, c
 
   app.get<{ Params: { name: string } }>(opts.url, {
     config: { capability: opts.capability, access: opts.read },
-    schema: { tags, summary: `List the members of a ${store.kind}`, params, response: list },
-    handler: (request) => store.members(request.tenant, request.params.name),
+    schema: { tags, summary: `List the members of a ${store.kind}`, description: ANSWER_DOC, params, response: list },
+    handler: (request, reply) => answer(request, reply, request.tenant, request.params.name),
   });
 
   app.post<{ Params: { name: string }; Body: AddBody | string[] }>(opts.url, {
     config: { capability: opts.capability, access: opts.write },
-    schema: { tags, summary: `Add members to a ${store.kind}; answers the members`, params, body: addBody, response: list },
-    handler: async (request) => {
+    schema: { tags, summary: `Add members to a ${store.kind}; answers the members`, description: ANSWER_DOC, params, body: addBody, response: list },
+    handler: async (request, reply) => {
       const { tenant, params } = request;
       const body = asObject(request.body);
       const manager = body.manager ?? undefined;
@@ -86,7 +121,7 @@ export async function memberRoutes<T extends GroupInput>(app: FastifyInstance, c
         objectId: params.name,
         payload: { identifiers: changes.map((c) => c.identifier), ...(manager === undefined ? {} : { manager }), via: opts.via },
       });
-      return store.members(tenant, params.name);
+      return answer(request, reply, tenant, params.name);
     },
   });
 
