@@ -25,6 +25,8 @@ import { createLogger } from './log/logger.js';
 import { PluginManager } from './plugins/manager.js';
 import { ProvidedServices, type ProtocolRegistration } from './plugins/provided.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { REPORT_TASK } from './scheduler/tasks/report/parameters.js';
+import { reportTaskType } from './scheduler/tasks/report/type.js';
 import { TaskRepository } from './scheduler/tasks/repository.js';
 import { taskRoutes } from './scheduler/tasks/routes.js';
 import { TaskService } from './scheduler/tasks/service.js';
@@ -180,6 +182,8 @@ export class Kernel {
       await app.register(openapiRoutes);
       const tasks = new TaskService(new TaskRepository(db.knex, clock), scheduler, provided.taskTypes, events, logger.child({ component: 'tasks' }), clock);
       tasks.defineJob();
+      // The built-in report task type (Horizon's report task), before plugins register theirs.
+      provided.taskTypes.add('core', REPORT_TASK, reportTaskType({ knex: db.knex, clock, config }));
       await app.register(taskRoutes, { tasks });
       await registerPkiRoutes(app, { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler });
       const inventory = createInventory({ knex: db.knex, clock, events, logger: logger.child({ component: 'inventory' }) });

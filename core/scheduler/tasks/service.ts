@@ -5,7 +5,8 @@ import { ProblemError } from '../../errors/index.js';
 import type { EventStore } from '../../events/store.js';
 import type { ProvidedRegistry } from '../../plugins/provided.js';
 import type { Scheduler } from '../scheduler.js';
-import { isTimeZone, nextCronOccurrence } from './cron.js';
+import { isChecked } from './checked-type.js';
+import { isTimeZone, nextCronOccurrence, schedulerCron } from './cron.js';
 import type { ScheduledTask, TaskInput, TaskRepository, TaskResultRecord } from './repository.js';
 
 /** The one Agenda job every scheduled task runs as; its data names the task. */
@@ -101,8 +102,13 @@ export class TaskService {
     return this.view(await this.require(tenant, key));
   }
 
+  /** The stored task, if any (a PUT reads the parameters it replaces: horizon.ts parametersOf). */
+  find(tenant: string, key: string): Promise<ScheduledTask | undefined> {
+    return this.repo.findByKey(tenant, key);
+  }
+
   async create(tenant: string, input: TaskInput): Promise<TaskView> {
-    this.validate(input);
+    await this.validate(tenant, input);
     if (await this.repo.findByKey(tenant, input.name).then((t) => t?.name === input.name)) {
       throw new ProblemError('SCHED-004', { message: `A scheduled task named "${input.name}" already exists` });
     }
@@ -113,7 +119,7 @@ export class TaskService {
 
   /** PUT on the collection: the body names the task to update (by name, or by `_id` to rename it). */
   async update(tenant: string, key: string, input: TaskInput): Promise<TaskView> {
-    this.validate(input);
+    await this.validate(tenant, input);
     const current = await this.require(tenant, key);
     if (input.name !== current.name) {
       const clash = await this.repo.findByKey(tenant, input.name);
@@ -140,7 +146,9 @@ export class TaskService {
   /** One repeating job per enabled task; none for a disabled one. */
   private async plan(task: ScheduledTask): Promise<void> {
     await this.scheduler.cancel(TASK_JOB, { taskId: task.id });
-    if (task.enabled) await this.scheduler.every(task.cron, TASK_JOB, { taskId: task.id }, { tenant: task.tenant, timezone: task.timezone });
+    // The expression as the scheduler reads it (a Quartz one converted); validate() made sure it converts.
+    const cron = schedulerCron(task.cron);
+    if (task.enabled && cron.ok) await this.scheduler.every(cron.cron, TASK_JOB, { taskId: task.id }, { tenant: task.tenant, timezone: task.timezone });
   }
 
   private async require(tenant: string, key: string): Promise<ScheduledTask> {
@@ -149,7 +157,7 @@ export class TaskService {
     return task;
   }
 
-  private validate(input: TaskInput): void {
+  private async validate(tenant: string, input: TaskInput): Promise<void> {
     const invalid = (message: string) => new ProblemError('SCHED-002', { message });
     if (!isTimeZone(input.timezone)) throw invalid(`timezone: "${input.timezone}" is not a known time zone`);
     const cron = nextCronOccurrence(input.cron, input.timezone);
@@ -166,6 +174,10 @@ export class TaskService {
         const e = validate.errors![0]!;
         throw invalid(`parameters${e.instancePath.replace(/\//g, '.')}: ${e.message ?? 'is invalid'}`);
       }
+    }
+    if (isChecked(type)) {
+      const problem = await type.check(tenant, input.parameters);
+      if (problem) throw invalid(problem);
     }
   }
 
