@@ -1,10 +1,12 @@
 /**
  * JSON schemas of certificate profiles, written from CertificateProfile (core/profiles/types.ts). The input
  * schema refuses unknown fields at every level (admin configuration: the client-compat tolerance does not
- * apply); `_id`, `version`, `createdAt`, `updatedAt` echoed back from a GET are accepted and ignored.
+ * apply); `_id`, `version`, `createdAt`, `updatedAt` echoed back from a GET are accepted and ignored. Both
+ * carry the vendor's (Horizon's) form of the profile beside Certwright's (horizon/schema.ts, horizon/index.ts).
  * Deeper rules (element names, regexes, key types, the connector) are checked by validate.ts.
  */
 import { KEY_USAGES } from '../pki/x509/extensions.js';
+import { horizonSchemas } from './horizon/schema.js';
 import { DEFAULT_SAN_MAX, KEY_TYPES, SAN_TYPES, WORKFLOWS } from './model.js';
 
 /** Profile names are path segments and permission segments (lifecycle:<module>:<profile>:…). */
@@ -69,6 +71,8 @@ function schemas(input: boolean) {
       passwordPolicy: { type: 'string', minLength: 1, maxLength: 191, description: 'Password policy name; absent: Default' },
       showP12OnEnroll: { type: 'boolean' },
       showP12PasswordOnEnroll: { type: 'boolean' },
+      showP12OnRecover: { type: 'boolean', description: 'Display hint (Horizon cryptoPolicy); absent until set' },
+      showP12PasswordOnRecover: { type: 'boolean', description: 'Display hint (Horizon cryptoPolicy); absent until set' },
     },
   };
   const rights = { type: 'object', ...closed, properties: { direct: principalList, request: principalList } };
@@ -85,7 +89,7 @@ function schemas(input: boolean) {
   return {
     type: 'object',
     ...closed,
-    required: input ? ['name', 'pkiConnector'] : ['_id', 'name', 'module', 'enabled', 'pkiConnector', 'keyPolicy', 'validityDays', 'keyUsage', 'extendedKeyUsage', 'subject', 'sans', 'labels', 'owner', 'team', 'contactEmail', 'authorizations', 'authorizationMode', 'challenge', 'version', 'createdAt', 'updatedAt'],
+    required: input ? ['name', 'pkiConnector'] : ['_id', 'name', 'module', 'enabled', 'pkiConnector', 'keyPolicy', 'validityDays', 'keyUsage', 'extendedKeyUsage', 'subject', 'sans', 'labels', 'owner', 'team', 'contactEmail', 'authorizations', 'authorizationMode', 'challenge', 'version', 'createdAt', 'updatedAt', 'authorizationLevels', 'certificateTemplate', 'cryptoPolicy', 'requestsPolicy', 'selfPermissions'],
     properties: {
       _id: { type: 'string' },
       version: { type: 'integer' },
@@ -107,12 +111,17 @@ function schemas(input: boolean) {
       team: single,
       contactEmail: single,
       authorizations,
-      authorizationMode: { type: 'string', enum: ['standard', 'challenge'], description: 'challenge: an approved WebRA enroll answers a one-time challenge' },
+      authorizationMode: {
+        type: 'string',
+        enum: input ? ['standard', 'challenge', 'authorized'] : ['standard', 'challenge'],
+        description: 'challenge: an approved WebRA enroll answers a one-time challenge; authorized (Horizon) is standard',
+      },
       challenge: {
         type: 'object',
         ...closed,
         properties: { validityMinutes: { type: 'integer', minimum: 1, maximum: 525600 }, passwordPolicy: { type: 'string', minLength: 1, maxLength: 191 } },
       },
+      ...horizonSchemas(input),
     },
   };
 }

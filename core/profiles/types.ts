@@ -60,6 +60,9 @@ export interface KeyPolicy {
   passwordPolicy?: string;
   showP12OnEnroll: boolean;
   showP12PasswordOnEnroll: boolean;
+  /** Display hints for the recover answer (Horizon's cryptoPolicy); kept only when a client set them. */
+  showP12OnRecover?: boolean;
+  showP12PasswordOnRecover?: boolean;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { ProblemError } from '../errors/index.js';
 import { EXTENDED_KEY_USAGES } from '../pki/oids.js';
 import { PasswordPolicyService } from '../security/password-policies/service.js';
+import { certwrightPart, hasHorizonKeys, mergeHorizon } from './horizon/index.js';
 import { DEFAULT_SAN_MAX, defaultProfile, elementNameOf, KNOWN_ELEMENTS } from './model.js';
 import { profileInputSchema } from './schema.js';
 import type { CertificateProfile, LabelRule, SanRule, SingleValueRule, SubjectElementRule, Workflow } from './types.js';
@@ -108,10 +109,21 @@ function principalList(where: string, list: string[] | undefined): string[] {
   return out;
 }
 
-/** Schema and rules only (no database): the profile with its defaults, or PRF-002. */
-export function normalizeProfile(body: unknown): CertificateProfile {
+/**
+ * Schema and rules only (no database): the profile with its defaults, or PRF-002. The Horizon form of a
+ * part (horizon/index.ts) is mapped onto the profile, whose rules are then checked again; `stored` are the
+ * profiles the body may repeat (which of two disagreeing forms was edited): on a PUT the one it replaces,
+ * on a POST the tenant's.
+ */
+export function normalizeProfile(body: unknown, stored: readonly CertificateProfile[] = []): CertificateProfile {
   if (!validateInput(body)) throw invalid(schemaDetail(validateInput.errors?.[0]));
-  const input = body as ProfileInput;
+  const sent = body as Record<string, unknown>;
+  const profile = rules(certwrightPart(sent) as ProfileInput);
+  return hasHorizonKeys(sent) ? rules(mergeHorizon(sent, profile, stored)) : profile;
+}
+
+/** The rules a schema cannot say, and the defaults. */
+function rules(input: ProfileInput): CertificateProfile {
   const base = defaultProfile(input.name, input.pkiConnector);
   const keyPolicy = { ...base.keyPolicy, ...(input.keyPolicy ?? {}) };
   keyPolicy.authorizedKeyTypes = [...new Set(keyPolicy.authorizedKeyTypes)];
@@ -173,8 +185,8 @@ export async function connectorExists(knex: Knex, tenant: string, name: string):
 }
 
 /** The whole check: normalizeProfile, then the connector and the password policies the profile names must exist. */
-export async function checkProfile(knex: Knex, clock: () => number, tenant: string, body: unknown): Promise<CertificateProfile> {
-  const profile = normalizeProfile(body);
+export async function checkProfile(knex: Knex, clock: () => number, tenant: string, body: unknown, stored: readonly CertificateProfile[] = []): Promise<CertificateProfile> {
+  const profile = normalizeProfile(body, stored);
   if (!(await connectorExists(knex, tenant, profile.pkiConnector))) throw invalid(`pkiConnector: no PKI connector named "${profile.pkiConnector}" (/api/v1/pki/connectors/)`);
   const policies = new PasswordPolicyService(knex, clock);
   for (const [where, name] of [
