@@ -5,6 +5,7 @@
 import { DN_ATTRIBUTES, DN_ELEMENTS } from '../pki/oids.js';
 import type { SubjectAlternateName } from '../pki/x509/model.js';
 import type { CertificateProfile, KeyPolicy, KeyTypeName, Workflow } from './types.js';
+import { localizedOf } from '../http/localized-text.js';
 
 export const KEY_TYPES: readonly KeyTypeName[] = ['rsa-2048', 'rsa-3072', 'rsa-4096', 'ec-secp256r1', 'ec-secp384r1', 'ec-secp521r1', 'ed-25519'];
 export const isKeyType = (value: string): value is KeyTypeName => (KEY_TYPES as readonly string[]).includes(value);
@@ -129,6 +130,8 @@ export interface ProfileRow {
 
 export function storedOfRow(r: ProfileRow): StoredProfile {
   const document = JSON.parse(r.document) as Omit<CertificateProfile, 'name' | 'module' | 'enabled' | 'pkiConnector'>;
+  // Profiles saved before descriptions were localised hold a string: English.
+  if (typeof document.description === 'string') document.description = localizedOf(document.description);
   const base = defaultProfile(r.name, r.pki_connector);
   const profile: CertificateProfile = {
     ...base,

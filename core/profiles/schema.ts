@@ -5,6 +5,7 @@
  * carry the vendor's (Horizon's) form of the profile beside Certwright's (horizon/schema.ts, horizon/index.ts).
  * Deeper rules (element names, regexes, key types, the connector) are checked by validate.ts.
  */
+import { localizedInput, localizedOutput } from '../http/localized-text.js';
 import { KEY_USAGES } from '../pki/x509/extensions.js';
 import { horizonSchemas } from './horizon/schema.js';
 import { DEFAULT_SAN_MAX, KEY_TYPES, SAN_TYPES, WORKFLOWS } from './model.js';
@@ -98,7 +99,8 @@ function schemas(input: boolean) {
       name: profileNameSchema,
       module: moduleSchema,
       enabled: { type: 'boolean' },
-      description: { type: input ? ['string', 'null'] : 'string', maxLength: 2000 },
+      description: input ? { ...localizedInput, description: 'A list of {lang, value}; a plain string is English' } : localizedOutput,
+      displayName: input ? { ...localizedInput, description: 'A list of {lang, value}; a plain string is English' } : localizedOutput,
       pkiConnector: { type: 'string', minLength: 1, maxLength: 191, description: 'A PKI connector of /api/v1/pki/connectors/' },
       keyPolicy,
       validityDays: { type: 'integer', minimum: 1, maximum: 36500 },

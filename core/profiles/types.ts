@@ -3,6 +3,7 @@
  * connector issues it, and who may enroll, request and approve. Implemented in this folder (issue 7); the
  * request workflows (core/requests) consume `ProfileService`.
  */
+import type { LocalizedText } from '../http/localized-text.js';
 import type { KeyValue } from '../inventory/types.js';
 import type { ResolvedPrincipal } from '../security/principals/resolver.js';
 import type { DnElement } from '../pki/names.js';
@@ -81,7 +82,9 @@ export interface CertificateProfile {
   name: string;
   module: string;
   enabled: boolean;
-  description?: string;
+  /** Localised, as Horizon's profile (a plain string sent is English). */
+  description?: LocalizedText[];
+  displayName?: LocalizedText[];
   /** Name of the PKI connector (/api/v1/pki/connectors/) that issues. */
   pkiConnector: string;
   keyPolicy: KeyPolicy;

@@ -5,6 +5,7 @@
  * satisfy their own rules, known extended key usages, an existing PKI connector and password policies.
  * Every refusal is PRF-002 with a detail naming the field.
  */
+import { localizedOf, type LocalizedText } from '../http/localized-text.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { Knex } from 'knex';
 import { ProblemError } from '../errors/index.js';
@@ -40,11 +41,18 @@ export function wholeRegex(source: string): RegExp | null {
 const EKU_NAMES = new Map(Object.values(EXTENDED_KEY_USAGES).map((name) => [name.toLowerCase(), name]));
 const OID = /^[0-2](\.(0|[1-9][0-9]*))+$/;
 
+/** A localised text field as stored: present only when it has a text. */
+const localizedField = <K extends string>(key: K, given: LocalizedText[] | string | null | undefined): Partial<Record<K, LocalizedText[]>> => {
+  const list = localizedOf(given).filter((t) => t.value !== '');
+  return list.length > 0 ? ({ [key]: list } as Record<K, LocalizedText[]>) : {};
+};
+
 /** What a client sends: a CertificateProfile with every field but name and pkiConnector optional, nested ones partial. */
-export type ProfileInput = Partial<Omit<CertificateProfile, 'keyPolicy' | 'authorizations' | 'challenge' | 'description'>> & {
+export type ProfileInput = Partial<Omit<CertificateProfile, 'keyPolicy' | 'authorizations' | 'challenge' | 'description' | 'displayName'>> & {
   name: string;
   pkiConnector: string;
-  description?: string | null;
+  description?: LocalizedText[] | string | null;
+  displayName?: LocalizedText[] | string | null;
   keyPolicy?: Partial<CertificateProfile['keyPolicy']>;
   authorizations?: Partial<CertificateProfile['authorizations']>;
   challenge?: Partial<CertificateProfile['challenge']>;
@@ -154,7 +162,8 @@ function rules(input: ProfileInput): CertificateProfile {
     name: input.name,
     module: input.module ?? base.module,
     enabled: input.enabled ?? true,
-    ...(nonEmpty(input.description) ? { description: input.description } : {}),
+    ...localizedField('description', input.description),
+    ...localizedField('displayName', input.displayName),
     pkiConnector: input.pkiConnector,
     keyPolicy,
     validityDays: input.validityDays ?? base.validityDays,

@@ -21,13 +21,12 @@
  *   NewManagedCertificateProfileCryptoPolicy setting their false defaults).
  *
  * Known gaps (not exercised here):
- * - `description`: Horizon's is a []LocalizedString (WebRAProfileResponse.Description, v1 Go Profile.Description),
- *   Certwright's a string: a profile with a description does not decode in either Go SDK, and a Horizon
- *   description sent as [{lang, value}] is refused (PRF-002 "/description must be string,null").
+ * - (closed) `description` and `displayName` are []LocalizedString as in Horizon (WebRAProfileResponse, v1 Go
+ *   Profile.Description); a plain string sent is English (CertificateProfileAdd/Get below carry both).
  * - authorizationMode is answered `standard` (Certwright's name) for Horizon's `authorized`; `authorized` is
  *   accepted on input. Go reads it as a plain string, the MCP does not check it.
  * - Horizon-only profile keys other than the ones mapped here (autoRenewalPolicy, termsOfService, triggers,
- *   gradingPolicies, renewalPeriod, maxCertificatePerHolderPolicy, displayName, …) are refused as unknown
+ *   gradingPolicies, renewalPeriod, maxCertificatePerHolderPolicy, …) are refused as unknown
  *   fields (PRF-002 naming the field).
  */
 import t, { type Test } from 'tap';
@@ -351,6 +350,7 @@ t.test('CertificateProfileAPI.CertificateProfileGet — horizon-go docs/Certific
   const made = await v2('POST', '/api/v1/certificate/profiles', {
     name: 'v2-get',
     pkiConnector: 'local-ca',
+    description: 'Web servers',
     subject: [{ element: 'cn.1', mandatory: true }, { element: 'ou.1', value: 'Ops', editable: false }, { element: 'ou.2' }],
     labels: [{ label: 'env', mandatory: true }],
     keyPolicy: { p12passwordMode: 'manual', passwordPolicy: 'Default' },
@@ -371,6 +371,7 @@ t.test('CertificateProfileAPI.CertificateProfileGet — horizon-go docs/Certific
     ownerPolicy: { mandatory: false, editableByRequester: true, editableByApprover: false },
   });
   t.match(body.cryptoPolicy, { p12passwordMode: 'manual', p12passwordPolicy: 'Default', p12storeEncryptionType: 'AES' });
+  t.same(body.description, [{ lang: 'en', value: 'Web servers' }], 'a plain-string description is answered as English LocalizedString');
 });
 
 t.test('CertificateProfileAPI.CertificateProfileList — horizon-go docs/CertificateProfileAPI.md:L219-L282 ([]CertificateProfileResponses)', async (t) => {
@@ -381,8 +382,10 @@ t.test('CertificateProfileAPI.CertificateProfileList — horizon-go docs/Certifi
 });
 
 t.test('CertificateProfileAPI.CertificateProfileAdd — horizon-go docs/CertificateProfileAPI.md:L15-L78 (WebRAProfile docs/WebRAProfile.md:L7-L25 → CertificateProfileResponses)', async (t) => {
-  const body = v2Ok(t, await v2('POST', '/api/v1/certificate/profiles', goWebRAProfile('v2-add')));
+  const localized = { description: [{ lang: 'en', value: 'Added by v2' }, { lang: 'fr', value: 'Ajouté par v2' }], displayName: [{ lang: 'en', value: 'V2 add' }] };
+  const body = v2Ok(t, await v2('POST', '/api/v1/certificate/profiles', goWebRAProfile('v2-add', localized)));
   t.same(goDecodeErrors(body, webRAProfileResponse), [], 'decodes as WebRAProfileResponse');
+  t.match(body, localized, 'description and displayName kept as sent');
   t.match(body, { name: 'v2-add', enabled: true, authorizationLevels: { enroll: { accessLevel: 'authenticated' } }, cryptoPolicy: { centralized: false, decentralized: true, preferredEnrollmentMode: 'decentralized', authorizedKeyTypes: ['ec-secp256r1'] } });
   t.match(body.certificateTemplate, { sans: [{ type: 'DNSNAME', min: 1, max: 3 }], subject: [{ type: 'CN', mandatory: true }] });
 });

@@ -1,3 +1,4 @@
+import { localizedOutput } from '../../http/localized-text.js';
 import type { FastifyInstance } from 'fastify';
 import type { CoreServices } from '../../services.js';
 import type { PkiGateway } from '../../pki/connectors/types.js';
@@ -117,7 +118,7 @@ export async function registerRequests(app: FastifyInstance, services: CoreServi
             properties: {
               name: { type: 'string' },
               module: { type: 'string' },
-              description: { type: 'string' },
+              description: localizedOutput,
               pkiConnector: { type: 'string' },
               rights: { type: 'object', properties: { direct: { type: 'boolean' }, request: { type: 'boolean' }, approve: { type: 'boolean' } } },
             },
