@@ -26,19 +26,9 @@
  *     application/json without a wildcard, member objects otherwise: member-routes.ts wantsIdentifierList).
  *   - SecurityIdentityLocalPasswordReset / PasswordResetRequest: the reset needs the uuid mailed to the
  *     identity, which no API caller can read.
- *   - CertificateProfileAPI Add/List/Update: same answer model as CertificateProfileGet (see Known gaps).
+ *   - CertificateProfileAPI Get/Add/List/Update: replayed in horizon-profiles.test.ts.
  *
- * Known gaps (these client calls fail today; issue 23's note lists them):
- *   - CertificateProfileAPI.CertificateProfileGet (docs/CertificateProfileAPI.md:L149-L216; GET
- *     /api/v1/certificate/profiles/{name} → CertificateProfileResponses oneOf, whose member for module webra is
- *     WebRAProfileResponse, docs/WebRAProfileResponse.md @013fc32 L7-L31, required: _id, authorizationLevels,
- *     authorizationMode, certificateTemplate, cryptoPolicy, enabled, module, name, pkiConnector, requestsPolicy,
- *     selfPermissions). Certwright's profile carries _id, authorizationMode, enabled, module, name and
- *     pkiConnector but not authorizationLevels, certificateTemplate, cryptoPolicy, requestsPolicy,
- *     selfPermissions (it has keyPolicy, subject/sans/labels/owner/team/contactEmail and authorizations at the
- *     top level instead) → "no value given for required property authorizationLevels". Its authorizationMode
- *     values (standard|challenge) are not the v2 ones (authorized, auto-validation, auto-validation-authorized,
- *     challenge) either; the field is a plain string, so that alone would decode.
+ * Known gaps (these client calls fail today; issue 23's note lists them): none.
  *   SecurityTeamAPI Add/Get/List/Update (TeamResponse requires `managers`) and SecurityPrincipalinfoAPI
  *   Add/Update/Get/Search (`enabled`, `creationDate`) pass since teams and principal infos answer those keys:
  *   their contract tests are in teams-principal-infos.test.ts.

@@ -9,7 +9,8 @@
  *   error; a 2xx body is parsed as JSON when not empty; DELETE accepts 204 (no body) or a JSON body.
  * - src/client/errors.ts parseErrorResponse: the code is `error` (a string, or `error.code|error.error` when
  *   `error` is an object) or `code`; the message is `message` falling back to `title`; `detail` is read.
- *   Codes follow `<FAMILY>-<suffix>`: 002 validation, 003 not found, 004 exists, 005 referenced.
+ *   Codes follow `<FAMILY>-<suffix>`: 002 validation, 003 not found, 004 exists, 005 referenced (the
+ *   convention these tests hold Certwright's collections to; the client itself keys hints on the family).
  * - src/tools/config/_scaffold.ts: list = GET on the collection route (no trailing slash), the answer read
  *   by normalizeItems (an array, or `{items: [...]}`) and filtered on the string `name` of each item; get =
  *   GET on the item route with the id encodeURIComponent-ed, answered as one JSON object; create = POST on

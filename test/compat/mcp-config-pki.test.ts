@@ -15,18 +15,11 @@
  *   thirdparty-connectors.ts, wcce-forests.ts: a later issue.
  *
  * Known gaps (these client calls fail today; issue 23's note lists them):
- * - schema-level validation errors (any tool): a body that breaks a collection's JSON schema (a field of the
- *   wrong type, an unknown field) answers 400 HTTP-003 "The request does not match the expected schema"; the
- *   client's suffix convention (src/client/errors.ts) reads -003 as "not found" (validation is -002). The
- *   collections' own checks answer -002 (LBL-002, PRF-002, …), as it expects.
- * - create_certificate_profile, src/tools/config/certificate-profiles.ts:L35-L45,L84-L92,L217-L257,L380-L398:
- *   buildProfileBody sends Horizon's seven mandatory keys at the top level (module, name, enabled,
- *   authorizationLevels {enroll: {accessLevel}, revoke: {accessLevel}}, requestsPolicy {}, selfPermissions {},
- *   cryptoPolicy {defaultKeyType, authorizedKeyTypes, centralized, decentralized, escrow, p12passwordMode})
- *   beside pkiConnector; Certwright's profile has none of authorizationLevels/requestsPolicy/selfPermissions/
- *   cryptoPolicy (its shapes are `authorizations` and `keyPolicy`, which also requires preferredEnrollmentMode,
- *   showP12OnEnroll, showP12PasswordOnEnroll) and answers 400 PRF-002 "profile: unknown field
- *   "authorizationLevels"" — so the duplicate POST is PRF-002 too, not -004.
+ * - (closed) schema-level validation errors answer 400 HTTP-003. The client's errors.ts @0e6bddd keys its
+ *   remediation hints on the code family ("never just a numeric suffix": only CRT-003 and PRF-004 have
+ *   one), so HTTP-003 is reported as the 400 it is, with no "not found" hint. The collections' own checks
+ *   answer the family's -002 (LBL-002, PRF-002, …).
+ * - (closed) create_certificate_profile and the other profile tools: horizon-profiles.test.ts.
  * - create_pki_connector, src/tools/config/pki-connectors.ts:L34-L44,L218-L233,L283-L309,L346: the tool sends
  *   {queue: "default", name, type: "integrated"} (type from its 22 Horizon CONNECTOR_TYPES); Certwright answers
  *   400 PKI-CONN-006 ""integrated" is not a PKI connector type; installed: acme-upstream, local-ca", and
@@ -222,7 +215,7 @@ t.test('update_certificate_profile — horizon-mcp src/tools/config/certificate-
 });
 
 t.test('delete_certificate_profile — horizon-mcp src/tools/config/certificate-profiles.ts:L35-L45,L414-L420', async (t) => {
-  // A profile of its own (the MCP create body is refused, see create_certificate_profile): PUT what GET answers.
+  // A profile of its own, copied from what GET answers (horizon-profiles.test.ts creates them as the MCP does).
   const base = (await mcp.get(itemPath(PROFILES.routeItem, 'default'))).body as Json;
   const { _id: _drop, ...copy } = base;
   const made = await mcp.post('/api/v1/certificate/profiles', { ...copy, name: 'mcp-doomed' });
