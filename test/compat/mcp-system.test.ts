@@ -141,6 +141,16 @@ t.test('whoami — horizon-mcp src/tools/assist/system.ts:L12-L44', async (t) =>
   t.ok(Array.isArray(result.permissions), 'permissions');
 });
 
+t.test('whoami of a team member: teams as names, the team objects in teamInfos — horizon-mcp src/tools/assist/system.ts:L17-L32', async (t) => {
+  await mcp('POST', '/api/v1/security/teams', { name: 'mcp-whoami-team' });
+  const member = await createPrincipal(kernel, 'mcp-whoami-member', { teams: [{ name: 'mcp-whoami-team', manager: true }] });
+  const res = await send('GET', '/api/v1/security/principals/self', { auth: { 'X-API-ID': member.identifier, 'X-API-KEY': member.secret } });
+  const result = accepted(t, res, 'whoami')!;
+  t.same(result.teams, ['mcp-whoami-team'], 'teams: z.array(z.string())');
+  t.ok(Array.isArray(result.teamInfos) && result.teamInfos[0]?.name === 'mcp-whoami-team' && result.teamInfos[0]?.manager === true, 'teamInfos: the team objects');
+  t.match(String(res.headers.vary), /Accept/, 'the shape follows Accept: Vary says so');
+});
+
 // ------------------------------------------------------------------ assist/query.ts
 
 /** query.ts validateQuery: POST {query, pageSize: 1}; valid ⇔ no throw; reports count ?? null, hasMore ?? null. */

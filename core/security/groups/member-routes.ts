@@ -1,3 +1,4 @@
+import { acceptsExactlyJson, varyOnAccept } from '../../http/accept.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
 import type { PermissionAccess, RouteCapability } from '../../http/route-config.js';
@@ -43,20 +44,11 @@ const params = { type: 'object', required: ['name'], properties: { name: { type:
 // So a caller whose Accept names application/json and no wildcard (*/* or application/*) gets the
 // identifiers as a JSON array of strings (the v2 API's documented answer); every other caller keeps
 // Certwright's member objects `{identifier, name?, email?}` (teams: + `manager`). The answer carries `Vary: Accept`.
-export function wantsIdentifierList(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const types = accept.toLowerCase().split(',').map((t) => t.split(';')[0]!.trim());
-  return types.includes('application/json') && !types.includes('*/*') && !types.includes('application/*');
-}
+export const wantsIdentifierList = acceptsExactlyJson;
 
 const ANSWER_DOC =
   'The members as objects {identifier, name?, email?} (teams add manager); a caller whose Accept names application/json and no wildcard (the Horizon v2 SDKs) gets their identifiers alone, as an array of strings.';
 
-function varyOnAccept(reply: FastifyReply): void {
-  const vary = reply.getHeader('vary');
-  const given = vary === undefined ? [] : String(vary).split(',').map((v) => v.trim()).filter(Boolean);
-  if (!given.some((v) => v === '*' || v.toLowerCase() === 'accept')) reply.header('vary', [...given, 'Accept'].join(', '));
-}
 
 /**
  * GET, POST and DELETE of a role's or team's members. POST adds (`{identifier}`, `{identifiers}` or a bare

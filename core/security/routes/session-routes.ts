@@ -1,3 +1,4 @@
+import { acceptsExactlyJson, varyOnAccept } from '../../http/accept.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseCookie, stringifySetCookie } from 'cookie';
@@ -41,7 +42,10 @@ export async function sessionRoutes(app: FastifyInstance, opts: SessionRouteOpti
   app.get('/api/v1/security/principals/self', {
     config: { capability: COMMON, access: 'authenticated' },
     schema: { tags, summary: 'The authenticated principal: identity, permissions, roles, teams, preferences', response: { 200: { $ref: 'PrincipalSelf#' } } },
-    handler: async (request) => selfView(request.principal!, await dashboardsOf(request)),
+    handler: async (request, reply) => {
+      varyOnAccept(reply);
+      return selfView(request.principal!, await dashboardsOf(request), acceptsExactlyJson(request.headers.accept));
+    },
   });
 
   app.get('/api/v1/security/principals/authenticate', {
@@ -65,7 +69,8 @@ export async function sessionRoutes(app: FastifyInstance, opts: SessionRouteOpti
         // Readable by the page's script, which echoes it in the csrf-token header.
         { name: CSRF_COOKIE, value: sessions.csrfTokenFor(claims.jti), httpOnly: false, maxAge },
       ]);
-      return selfView(p, await dashboardsOf(request));
+      varyOnAccept(reply);
+      return selfView(p, await dashboardsOf(request), acceptsExactlyJson(request.headers.accept));
     },
   });
 
