@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { ProblemError } from '../../errors/index.js';
 import type { SecretBox } from '../../secrets/index.js';
 import type { CoreServices } from '../../services.js';
+import { aliasOfHorizon, aliasOfType } from './horizon-types.js';
 
 /** What secret configuration fields read in every answer and event. */
 export const SECRET_MASK = '********';
@@ -57,14 +58,42 @@ function setAt(obj: Json, path: readonly string[], value: unknown): void {
 
 const clone = <T>(v: T): T => structuredClone(v);
 
+type TypeServices = Pick<CoreServices, 'provided' | 'plugins'>;
+
+/** PKI-CONN-006 naming the installed types, and the Horizon names accepted for them. */
+function unknownType(services: TypeServices, type: string): ProblemError {
+  const known = services.provided.pkiConnectors.types();
+  const aliases = known.flatMap((k) => {
+    const alias = aliasOfType(k);
+    return alias ? [`Horizon "${alias.horizon}" = ${k}`] : [];
+  });
+  return new ProblemError('PKI-CONN-006', { detail: `"${type}" is not a PKI connector type; installed: ${known.join(', ') || 'none'}${aliases.length > 0 ? ` (${aliases.join(', ')})` : ''}` });
+}
+
 /** The manifest configSchema of the plugin providing connector type `type`; PKI-CONN-006 when none does. */
-export function schemaOfType(services: Pick<CoreServices, 'provided' | 'plugins'>, type: string): Json | undefined {
+export function schemaOfType(services: TypeServices, type: string): Json | undefined {
   const pluginId = services.provided.pkiConnectors.pluginOf(type);
-  if (!pluginId) {
-    const known = services.provided.pkiConnectors.types();
-    throw new ProblemError('PKI-CONN-006', { detail: `"${type}" is not a PKI connector type; installed: ${known.join(', ') || 'none'}` });
-  }
+  if (!pluginId) throw unknownType(services, type);
   return services.plugins.manifestOf(pluginId)?.configSchema as Json | undefined;
+}
+
+/** A connector type as a client names it: the installed type, and the Horizon name used for it (or null). */
+export interface ResolvedType {
+  type: string;
+  wireType: string | null;
+  schema: Json | undefined;
+}
+
+/**
+ * Resolves a client's `type`: an installed type, else a Horizon name of one (horizon-types.ts, e.g.
+ * `integrated` for `local-ca`); PKI-CONN-006 naming both otherwise. An installed type of the same name as a
+ * Horizon alias wins over the alias.
+ */
+export function resolveType(services: TypeServices, name: string): ResolvedType {
+  if (services.provided.pkiConnectors.pluginOf(name)) return { type: name, wireType: null, schema: schemaOfType(services, name) };
+  const alias = aliasOfHorizon(name);
+  if (alias && services.provided.pkiConnectors.pluginOf(alias.type)) return { type: alias.type, wireType: alias.horizon, schema: schemaOfType(services, alias.type) };
+  throw unknownType(services, name);
 }
 
 /**

@@ -15,4 +15,6 @@ export const PKI_CONNECTOR_ERRORS = {
   'PKI-QUEUE-003': { status: 404, title: 'PKI queue not found', message: 'No PKI queue has this name' },
   'PKI-QUEUE-004': { status: 400, title: 'PKI queue exists', message: 'A PKI queue with this name already exists' },
   'PKI-QUEUE-005': { status: 400, title: 'PKI queue in use', message: 'A PKI connector or a queued item still uses this PKI queue' },
+  // A queue at its `size` (Horizon's bound on what it holds): the service cannot take the work now; later it can.
+  'PKI-QUEUE-006': { status: 503, title: 'PKI queue full', message: 'The PKI queue holds as many items as its size allows' },
 } as const satisfies Record<string, CatalogueEntry>;

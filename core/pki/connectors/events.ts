@@ -15,7 +15,7 @@ const queue = (code: string, verb: string): EventCodeEntry => ({
   description: `A PKI queue was ${verb} (/api/v1/pki/queues/; the built-in queue "default" is created on first use)`,
   statuses: ['success'],
   objectType: 'pki-queue',
-  payload: { queue: 'The queue settings (name, description, retries, initialDelaySeconds, maxDelaySeconds, paused)' },
+  payload: { queue: 'The queue settings (name, description, retries, initialDelaySeconds, maxDelaySeconds, paused, size, throttleParallelism, throttleDuration, clusterWide)' },
 });
 
 /** Event codes raised by PKI connectors and PKI queues: spread into core/events/catalogue.ts. */

@@ -6,8 +6,9 @@ import type { CoreServices } from '../../services.js';
 import { faultPoint } from './fault.js';
 import type { ConnectorInstances } from './instances.js';
 import { DEFAULT_QUEUE_SETTINGS, type ConnectorRecord, type QueueItem, type QueueSettings } from './model.js';
-import type { QueueItems } from './queue.js';
-import type { ConnectorRepository } from './repository.js';
+import { QueueFull, type QueueItems, type QueueRef } from './queue.js';
+import type { ConnectorRepository, QueueRules } from './repository.js';
+import { QueueThrottle, type Admission, type Permit } from './throttle.js';
 import type { CompletionHandlers, FinalIssue, FinalRevoke, IssueOptions, IssueResult, PkiGateway, QueueItemState, RevokeResult } from './types.js';
 
 export const QUEUE_JOB = 'pki.queue';
@@ -66,6 +67,9 @@ export class Gateway implements PkiGateway {
   private wakeTimer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
   private readonly chains = new Map<string, { version: number; at: number; chain: Promise<string[]> }>();
+  private readonly throttle: QueueThrottle;
+  /** Queues the last pass found at their throttle, and when they may run again (null: when a call ends). */
+  private blocked: { ref: QueueRef; retryAt: number | null }[] = [];
   /** Told when a revocation through a connector completed (the CRL cache drops that connector's CRL). */
   onRevoked: (tenant: string, connector: string) => void = () => undefined;
 
@@ -75,7 +79,9 @@ export class Gateway implements PkiGateway {
     private readonly instances: ConnectorInstances,
     private readonly items: QueueItems,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.throttle = new QueueThrottle(services.knex, services.clock, () => this.leaseMs);
+  }
 
   get leaseMs(): number {
     return this.services.config.pki.queue.leaseMs;
@@ -143,7 +149,10 @@ export class Gateway implements PkiGateway {
     return (await this.start(tenant, connector, 'revoke', requestId, request as unknown as Record<string, unknown>)) as RevokeResult;
   }
 
-  /** Writes the item, makes the first attempt (unless the queue is paused) and applies its answer. */
+  /**
+   * Writes the item, makes the first attempt (unless the queue is paused or at its throttle: the item then
+   * waits for the job) and applies its answer. A queue at its size refuses the item (PKI-QUEUE-006).
+   */
   private async start(
     tenant: string,
     connector: string,
@@ -153,23 +162,53 @@ export class Gateway implements PkiGateway {
     write?: (trx: Knex.Transaction) => Promise<void>,
   ): Promise<IssueResult | RevokeResult> {
     let record: ConnectorRecord;
-    let paused: boolean;
+    let rules: QueueRules;
     try {
       ({ record } = await this.instances.resolve(tenant, connector));
-      paused = await this.repository.queuePaused(tenant, record.queue);
+      rules = await this.repository.queueRules(tenant, record.queue);
     } catch (err) {
       // No item can be written: the caller's writes are committed alone (IssueOptions.with).
       if (write) await this.services.knex.transaction(write);
       throw err;
     }
-    const { item, existing } = await this.items.insert({ tenant, requestId, connector, queue: record.queue, operation, payload }, { running: !paused, leaseMs: this.leaseMs, ...(write ? { with: write } : {}) });
-    if (existing || paused) {
-      if (paused && !existing) this.wake(item.nextAttemptAt ?? this.services.clock());
+    const admission: Admission = rules.paused ? { permit: null, retryAt: null } : await this.throttle.admit(tenant, record.queue, rules);
+    const permit = admission.permit;
+    let inserted: Awaited<ReturnType<QueueItems['insert']>>;
+    try {
+      inserted = await this.items.insert(
+        { tenant, requestId, connector, queue: record.queue, operation, payload },
+        { running: permit !== null, leaseMs: this.leaseMs, size: rules.size, ...(admission.permit === null && admission.retryAt !== null ? { dueAt: admission.retryAt } : {}), ...(write ? { with: write } : {}) },
+      );
+    } catch (err) {
+      if (permit) await this.release(permit);
+      if (!(err instanceof QueueFull)) throw err;
+      // As when no item can be written: the caller's writes alone, then the refusal.
+      if (write) await this.services.knex.transaction(write);
+      throw new ProblemError('PKI-QUEUE-006', { detail: `${err.message}; try again once it has sent some of them to the PKI connector` });
+    }
+    const { item, existing } = inserted;
+    if (existing || permit === null) {
+      if (permit) await this.release(permit);
+      if (!existing) this.wake(item.nextAttemptAt ?? this.services.clock());
       return this.stateResult(item);
     }
-    const answer = await this.call(item);
-    faultPoint('pki-after-connector-answer');
-    return this.apply(item, answer);
+    try {
+      const answer = await this.call(item);
+      faultPoint('pki-after-connector-answer');
+      return await this.apply(item, answer);
+    } finally {
+      await this.release(permit);
+    }
+  }
+
+  /**
+   * Ends a call's hold on its queue's throttle; a throttled queue may now run an item that waits for it. A
+   * release that fails (database) is logged, not thrown over the call's outcome: a shared place then frees
+   * when its lease passes (throttle.ts).
+   */
+  private async release(permit: Permit): Promise<void> {
+    await permit.release().catch((err: unknown) => this.logger.error({ err }, 'PKI queue throttle release failed'));
+    if (permit.throttled) this.wake(this.services.clock());
   }
 
   private stateResult(item: QueueItem): IssueResult | RevokeResult {
@@ -309,21 +348,64 @@ export class Gateway implements PkiGateway {
   async drain(): Promise<number> {
     let attempted = 0;
     while (!this.stopping) {
-      const claimed = await this.items.claimDue(CLAIM_BATCH, this.leaseMs);
+      const claimed = await this.claimBatch();
       if (claimed.length === 0) break;
       let next = 0;
       await Promise.all(
         Array.from({ length: Math.min(CONCURRENCY, claimed.length) }, async () => {
           for (let i = next++; i < claimed.length; i = next++) {
-            const item = claimed[i]!;
+            const { item, permit } = claimed[i]!;
             // A database error leaves the item to its lease: tried again after it.
-            await this.attempt(item).catch((err: unknown) => this.logger.error({ err, request: item.requestId }, 'PKI queue attempt failed'));
+            await this.attempt(item)
+              .catch((err: unknown) => this.logger.error({ err, request: item.requestId }, 'PKI queue attempt failed'))
+              .finally(() => this.release(permit));
           }
         }),
       );
       attempted += claimed.length;
     }
     return attempted;
+  }
+
+  /**
+   * Claims up to CLAIM_BATCH due items, each with a permit of its queue's throttle. Items of paused queues
+   * and of queues at their throttle are left out of the read, so they cannot fill a batch and starve the
+   * others; `blocked` keeps the throttled ones for the wake-up (wakeForNext).
+   */
+  private async claimBatch(): Promise<{ item: QueueItem; permit: Permit }[]> {
+    const paused = await this.pausedRefs();
+    const blocked = new Map<string, { ref: QueueRef; retryAt: number | null }>();
+    const claimed: { item: QueueItem; permit: Permit }[] = [];
+    // A page of candidates all of throttled queues reads again without them (a few times at most).
+    for (let page = 0; page < 4 && claimed.length === 0 && !this.stopping; page++) {
+      const skip = [...paused, ...[...blocked.values()].map((b) => b.ref)];
+      const candidates = await this.items.dueCandidates(CLAIM_BATCH * 2, skip);
+      const blockedBefore = blocked.size;
+      for (const c of candidates) {
+        if (claimed.length >= CLAIM_BATCH) break;
+        const key = `${c.tenant}\u0000${c.queue}`;
+        if (blocked.has(key)) continue;
+        const admission = await this.throttle.admit(c.tenant, c.queue, await this.repository.queueRules(c.tenant, c.queue));
+        if (admission.permit === null) {
+          blocked.set(key, { ref: { tenant: c.tenant, queue: c.queue }, retryAt: admission.retryAt });
+          continue;
+        }
+        const item = await this.items.claim(c.id, this.leaseMs);
+        if (item) claimed.push({ item, permit: admission.permit });
+        else await this.release(admission.permit);
+      }
+      if (candidates.length < CLAIM_BATCH * 2 || blocked.size === blockedBefore) break;
+    }
+    this.blocked = [...blocked.values()];
+    return claimed;
+  }
+
+  /** The paused queues of every tenant. */
+  private async pausedRefs(): Promise<QueueRef[]> {
+    return [...(await this.repository.pausedQueues())].map((key) => {
+      const [tenant, queue] = key.split('\u0000') as [string, string];
+      return { tenant, queue };
+    });
   }
 
   private async attempt(item: QueueItem): Promise<void> {
@@ -349,9 +431,18 @@ export class Gateway implements PkiGateway {
     this.wakeTimer.unref();
   }
 
+  /**
+   * Wakes for the next due item of a queue that can run it, or when a throttled queue's window ends. Items
+   * of paused queues, and of queues whose calls are all in flight, are left out: waking for them would find
+   * nothing to run and wake again at once. A call ending on this node wakes the job (release); one ending
+   * on another node, a resumed queue, are seen at the next scheduled run.
+   */
   private async wakeForNext(): Promise<void> {
     if (this.stopping) return;
-    const due = await this.items.nextDue();
-    if (due !== null) this.wake(due);
+    const paused = await this.pausedRefs();
+    const due = await this.items.nextDue([...paused, ...this.blocked.map((b) => b.ref)]);
+    const windows = this.blocked.flatMap((b) => (b.retryAt === null ? [] : [b.retryAt]));
+    const at = [...(due === null ? [] : [due]), ...windows];
+    if (at.length > 0) this.wake(Math.min(...at));
   }
 }

@@ -98,6 +98,7 @@ export async function registerPkiConnectors(app: FastifyInstance, services: Core
             {
               name: LOCAL_CA,
               type: LOCAL_CA,
+              wireType: null,
               description: 'The embedded local CA (created on the first start)',
               enabled: true,
               queue: DEFAULT_QUEUE,

@@ -1,11 +1,14 @@
-/** Rows and API shapes of PKI connectors, PKI queues and queue items (migration 0014). */
+/** Rows and API shapes of PKI connectors, PKI queues and queue items (migrations 0014, 0020). */
 import type { QueueItemState } from './types.js';
 
 export interface ConnectorRecord {
   id: string;
   tenant: string;
   name: string;
+  /** The installed type (the plugin's). */
   type: string;
+  /** The Horizon name the client gave the type (`integrated` for local-ca), answered as `type`; null: `type`. */
+  wireType: string | null;
   description: string | null;
   enabled: boolean;
   queue: string;
@@ -23,6 +26,7 @@ export interface ConnectorRow {
   tenant: string;
   name: string;
   type: string;
+  wire_type?: string | null;
   description: string | null;
   enabled: number | boolean;
   queue: string;
@@ -39,6 +43,7 @@ export const connectorOfRow = (r: ConnectorRow): ConnectorRecord => ({
   tenant: r.tenant,
   name: r.name,
   type: r.type,
+  wireType: r.wire_type ?? null,
   description: r.description,
   enabled: Boolean(r.enabled),
   queue: r.queue,
@@ -55,6 +60,7 @@ export const rowOfConnector = (c: ConnectorRecord): ConnectorRow => ({
   tenant: c.tenant,
   name: c.name,
   type: c.type,
+  wire_type: c.wireType,
   description: c.description,
   enabled: c.enabled,
   queue: c.queue,
@@ -76,7 +82,24 @@ export interface QueueSettings {
 export const DEFAULT_QUEUE = 'default';
 export const DEFAULT_QUEUE_SETTINGS: QueueSettings = { retries: 10, initialDelaySeconds: 30, maxDelaySeconds: 3600, paused: false };
 
-export interface QueueRecord extends QueueSettings {
+/**
+ * Horizon's bounds of a PKI queue (horizon-mcp src/tools/config/pki-queues.ts), enforced by the gateway
+ * (gateway.ts, throttle.ts, queue.ts). Null: no bound.
+ */
+export interface QueueLimits {
+  /** Most items the queue holds at once, waiting or running (a full queue refuses new ones: PKI-QUEUE-006). */
+  size: number | null;
+  /** Most connector calls of the queue in flight at once; with throttleDuration, also started per window. */
+  throttleParallelism: number | null;
+  /** The window of throttleParallelism, a FiniteDuration ("1 second"); needs throttleParallelism. */
+  throttleDuration: string | null;
+  /** The throttle is counted across all nodes (in the database) instead of on each node. */
+  clusterWide: boolean;
+}
+
+export const DEFAULT_QUEUE_LIMITS: QueueLimits = { size: null, throttleParallelism: null, throttleDuration: null, clusterWide: false };
+
+export interface QueueRecord extends QueueSettings, QueueLimits {
   id: string;
   tenant: string;
   name: string;
@@ -96,11 +119,17 @@ export interface QueueRow {
   initial_delay_seconds: number | string;
   max_delay_seconds: number | string;
   paused: number | boolean;
+  size?: number | string | null;
+  throttle_parallelism?: number | string | null;
+  throttle_duration?: string | null;
+  cluster_wide?: number | boolean;
   created_at: number | string;
   updated_at: number | string;
   created_by: string | null;
   updated_by: string | null;
 }
+
+const intOrNull = (v: number | string | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 
 export const queueOfRow = (r: QueueRow): QueueRecord => ({
   id: r.id,
@@ -111,6 +140,10 @@ export const queueOfRow = (r: QueueRow): QueueRecord => ({
   initialDelaySeconds: Number(r.initial_delay_seconds),
   maxDelaySeconds: Number(r.max_delay_seconds),
   paused: Boolean(r.paused),
+  size: intOrNull(r.size),
+  throttleParallelism: intOrNull(r.throttle_parallelism),
+  throttleDuration: r.throttle_duration ?? null,
+  clusterWide: Boolean(r.cluster_wide),
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
   createdBy: r.created_by,
@@ -126,6 +159,10 @@ export const rowOfQueue = (q: QueueRecord): QueueRow => ({
   initial_delay_seconds: q.initialDelaySeconds,
   max_delay_seconds: q.maxDelaySeconds,
   paused: q.paused,
+  size: q.size,
+  throttle_parallelism: q.throttleParallelism,
+  throttle_duration: q.throttleDuration,
+  cluster_wide: q.clusterWide,
   created_at: q.createdAt,
   updated_at: q.updatedAt,
   created_by: q.createdBy,

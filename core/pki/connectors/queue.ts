@@ -9,6 +9,29 @@ import { itemOfRow, type QueueItem, type QueueItemRow, type QueueOperation } fro
 const ITEMS = 'pki_queue_items';
 const QUEUES = 'pki_queues';
 
+/** Thrown inside an item's transaction when its queue already holds `size` items (gateway: PKI-QUEUE-006). */
+export class QueueFull extends Error {
+  constructor(
+    readonly queue: string,
+    readonly size: number,
+  ) {
+    super(`the PKI queue "${queue}" holds ${size} item(s), its size`);
+    this.name = 'QueueFull';
+  }
+}
+
+/** A tenant's queue, to leave out of a read (paused, or at its throttle). */
+export interface QueueRef {
+  tenant: string;
+  queue: string;
+}
+
+/** Leaves the items of `queues` out of a query of pki_queue_items. */
+const without = (query: Knex.QueryBuilder, queues: readonly QueueRef[]): Knex.QueryBuilder => {
+  for (const q of queues) query.whereNot((w) => w.where({ tenant: q.tenant, queue: q.queue }));
+  return query;
+};
+
 export interface NewItem {
   tenant: string;
   requestId: string;
@@ -43,13 +66,15 @@ export class QueueItems {
 
   /**
    * Writes (commits) a new item: running under a lease for the caller's attempt (attempt 1), or waiting and
-   * due now (`running: false`, a paused queue). A failed item of the same request is replaced; an item
-   * still in flight is answered as it is (`existing`).
+   * due at `dueAt` (default now: `running: false`, a paused or throttled queue). A failed item of the same
+   * request is replaced; an item still in flight is answered as it is (`existing`). With `size`, the queue's
+   * bound: QueueFull when it holds that many items already (checked in the insert's transaction).
    */
   async insert(
     item: NewItem,
-    options: { running: boolean; leaseMs: number; with?: (trx: Knex.Transaction) => Promise<void> },
+    options: { running: boolean; leaseMs: number; dueAt?: number; size?: number | null; with?: (trx: Knex.Transaction) => Promise<void> },
   ): Promise<{ item: QueueItem; existing: boolean }> {
+    const size = options.size ?? null;
     for (let tries = 0; ; tries++) {
       const now = this.clock();
       const owner = newId(now);
@@ -63,7 +88,7 @@ export class QueueItems {
         payload: JSON.stringify(item.payload),
         state: options.running ? 'running' : 'waiting',
         attempts: options.running ? 1 : 0,
-        next_attempt_at: options.running ? null : now,
+        next_attempt_at: options.running ? null : (options.dueAt ?? now),
         lease_until: options.running ? now + options.leaseMs : null,
         lease_owner: options.running ? owner : null,
         poll_token: null,
@@ -77,13 +102,20 @@ export class QueueItems {
         // of a request that did not exist, so a failure is the caller's. Shared commits: concurrent
         // submissions are written by one transaction (GroupCommit: run again alone if one of them fails).
         await this.groupCommit.run(async (trx) => {
+          if (size !== null) await this.requireRoom(trx, item, size);
           await insertRows(trx, ITEMS, row);
           await write(trx);
         });
         return { item: itemOfRow(row), existing: false };
       }
       try {
-        await this.knex(ITEMS).insert(row);
+        if (size === null) await this.knex(ITEMS).insert(row);
+        else {
+          await this.knex.transaction(async (trx) => {
+            await this.requireRoom(trx, item, size);
+            await trx(ITEMS).insert(row);
+          });
+        }
         return { item: itemOfRow(row), existing: false };
       } catch (err) {
         if (!isUniqueViolation(err) || tries > 2) throw err;
@@ -96,29 +128,32 @@ export class QueueItems {
   }
 
   /**
-   * Claims up to `limit` items that are due: waiting and due, or running past their lease (the attempt's
-   * node died). Items of paused queues stay. Each claim is one conditional UPDATE and counts an attempt.
+   * A queue's `size` bounds the items it holds, waiting or running (failed ones are done, only kept to be
+   * seen), on every node together: the items are rows all nodes share. The count and the insert after it are
+   * one transaction and, on MariaDB, the queue's row is locked first, so inserters of one queue on every
+   * node count one after another (a bounded queue's inserts are serialized; unbounded queues never come
+   * here). SQLite's one connection already runs the transaction alone. A request whose item is still live
+   * is not refused: the insert then answers that item.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<QueueItem[]> {
+  private async requireRoom(trx: Knex.Transaction, item: NewItem, size: number): Promise<void> {
+    if (isMysql(trx)) await trx(QUEUES).where({ tenant: item.tenant, name: item.queue }).forUpdate().first('id');
+    if (await trx(ITEMS).where({ tenant: item.tenant, request_id: item.requestId }).whereNot({ state: 'failed' }).first('id')) return;
+    const row = (await trx(ITEMS).where({ tenant: item.tenant, queue: item.queue }).whereIn('state', ['waiting', 'running']).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    if (Number(row?.n ?? 0) >= size) throw new QueueFull(item.queue, size);
+  }
+
+  /**
+   * Items that are due (waiting and due, or running past their lease: the attempt's node died), oldest change
+   * first, leaving out the items of `skip` (paused queues, queues at their throttle); the job claims them.
+   */
+  async dueCandidates(limit: number, skip: readonly QueueRef[] = []): Promise<{ id: string; tenant: string; queue: string }[]> {
     const now = this.clock();
-    const candidates = (await this.knex(ITEMS)
-      .where((q) => q.where({ state: 'waiting' }).andWhere('next_attempt_at', '<=', now))
-      .orWhere((q) => q.where({ state: 'running' }).andWhere('lease_until', '<', now))
+    const query = this.knex(ITEMS)
+      .where((w) => w.where((q) => q.where({ state: 'waiting' }).andWhere('next_attempt_at', '<=', now)).orWhere((q) => q.where({ state: 'running' }).andWhere('lease_until', '<', now)))
       .orderBy('updated_at')
-      .limit(limit * 2)
-      .select('id', 'tenant', 'queue', 'state')) as { id: string; tenant: string; queue: string; state: string }[];
-    if (candidates.length === 0) return [];
-    const paused = new Set(
-      ((await this.knex(QUEUES).where({ paused: true }).select('tenant', 'name')) as { tenant: string; name: string }[]).map((r) => `${r.tenant}\u0000${r.name}`),
-    );
-    const claimed: QueueItem[] = [];
-    for (const c of candidates) {
-      if (claimed.length >= limit) break;
-      if (paused.has(`${c.tenant}\u0000${c.queue}`)) continue;
-      const item = await this.claim(c.id, leaseMs);
-      if (item) claimed.push(item);
-    }
-    return claimed;
+      .limit(limit)
+      .select('id', 'tenant', 'queue');
+    return (await without(query, skip)) as { id: string; tenant: string; queue: string }[];
   }
 
   /** Claims one item if it is due (waiting and due, or an expired lease); null when another node has it. */
@@ -178,10 +213,13 @@ export class QueueItems {
     await trx(ITEMS).where({ id }).update({ state: 'failed', lease_until: null, lease_owner: null, next_attempt_at: null, last_error: lastError, updated_at: this.clock() });
   }
 
-  /** The earliest due date of a waiting item, or of a running item's lease end, if any (to wake the job). */
-  async nextDue(): Promise<number | null> {
-    const w = (await this.knex(ITEMS).where({ state: 'waiting' }).min({ at: 'next_attempt_at' }).first()) as { at: number | string | null } | undefined;
-    const r = (await this.knex(ITEMS).where({ state: 'running' }).min({ at: 'lease_until' }).first()) as { at: number | string | null } | undefined;
+  /**
+   * The earliest due date of a waiting item, or of a running item's lease end, if any (to wake the job),
+   * leaving out the items of `skip` (queues that cannot run them now: paused, or at their throttle).
+   */
+  async nextDue(skip: readonly QueueRef[] = []): Promise<number | null> {
+    const w = (await without(this.knex(ITEMS).where({ state: 'waiting' }), skip).min({ at: 'next_attempt_at' }).first()) as { at: number | string | null } | undefined;
+    const r = (await without(this.knex(ITEMS).where({ state: 'running' }), skip).min({ at: 'lease_until' }).first()) as { at: number | string | null } | undefined;
     const dates = [w?.at, r?.at].filter((v): v is number | string => v !== null && v !== undefined).map(Number);
     return dates.length === 0 ? null : Math.min(...dates);
   }

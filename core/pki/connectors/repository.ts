@@ -10,12 +10,14 @@ import { VERSION_CHECK_MS } from './instances.js';
 import {
   connectorOfRow,
   DEFAULT_QUEUE,
+  DEFAULT_QUEUE_LIMITS,
   DEFAULT_QUEUE_SETTINGS,
   queueOfRow,
   rowOfConnector,
   rowOfQueue,
   type ConnectorRecord,
   type ConnectorRow,
+  type QueueLimits,
   type QueueRecord,
   type QueueRow,
   type QueueSettings,
@@ -26,13 +28,13 @@ const CONNECTORS = 'pki_connectors';
 const QUEUES = 'pki_queues';
 const ITEMS = 'pki_queue_items';
 
-/** The API shape of a connector: secrets read ********. */
-export type ConnectorView = Omit<ConnectorRecord, 'id' | 'tenant'> & { _id: string };
+/** The API shape of a connector: secrets read ********; `type` as the client named it (wireType). */
+export type ConnectorView = Omit<ConnectorRecord, 'id' | 'tenant' | 'wireType'> & { _id: string };
 
 export const connectorView = (c: ConnectorRecord): ConnectorView => ({
   _id: c.id,
   name: c.name,
-  type: c.type,
+  type: c.wireType ?? c.type,
   description: c.description,
   enabled: c.enabled,
   queue: c.queue,
@@ -44,7 +46,7 @@ export const connectorView = (c: ConnectorRecord): ConnectorView => ({
   updatedBy: c.updatedBy,
 });
 
-export interface QueueView extends QueueSettings {
+export interface QueueView extends QueueSettings, QueueLimits {
   _id: string;
   name: string;
   description: string | null;
@@ -57,16 +59,21 @@ export interface QueueView extends QueueSettings {
 export interface ConnectorFields {
   name: string;
   type: string;
+  wireType: string | null;
   description: string | null;
   enabled: boolean;
   queue: string;
   configuration: Record<string, unknown>;
 }
 
-export interface QueueFields extends QueueSettings {
+export interface QueueFields extends QueueSettings, QueueLimits {
   name: string;
   description: string | null;
 }
+
+/** What the gateway reads of a queue before each first attempt. */
+export type QueueRules = Pick<QueueRecord, 'paused' | keyof QueueLimits>;
+const rulesOf = (q: QueueRecord): QueueRules => ({ paused: q.paused, size: q.size, throttleParallelism: q.throttleParallelism, throttleDuration: q.throttleDuration, clusterWide: q.clusterWide });
 
 const connectorNotFound = (name: string): ProblemError => new ProblemError('PKI-CONN-003', { message: `No PKI connector is named "${name}"` });
 const queueNotFound = (name: string): ProblemError => new ProblemError('PKI-QUEUE-003', { message: `No PKI queue is named "${name}"` });
@@ -76,8 +83,8 @@ const queueNotFound = (name: string): ProblemError => new ProblemError('PKI-QUEU
  * event (PKI-CONNECTOR-… / PKI-QUEUE-…); events carry the masked view, never a secret.
  */
 export class ConnectorRepository {
-  /** queuePaused's answers, by tenant and queue name. */
-  private readonly pausedTrusted = new TrustedReads<boolean>(VERSION_CHECK_MS);
+  /** queueRules' answers, by tenant and queue name. */
+  private readonly rulesTrusted = new TrustedReads<QueueRules>(VERSION_CHECK_MS);
 
   constructor(
     private readonly knex: Knex,
@@ -176,7 +183,7 @@ export class ConnectorRepository {
   async ensureDefaultQueue(tenant: string, db: Knex | Knex.Transaction = this.knex): Promise<void> {
     if (await db(QUEUES).where({ tenant, name: DEFAULT_QUEUE }).first('id')) return;
     const now = this.clock();
-    const record: QueueRecord = { id: newId(now), tenant, name: DEFAULT_QUEUE, description: 'Built-in queue', ...DEFAULT_QUEUE_SETTINGS, createdAt: now, updatedAt: now, createdBy: null, updatedBy: null };
+    const record: QueueRecord = { id: newId(now), tenant, name: DEFAULT_QUEUE, description: 'Built-in queue', ...DEFAULT_QUEUE_SETTINGS, ...DEFAULT_QUEUE_LIMITS, createdAt: now, updatedAt: now, createdBy: null, updatedBy: null };
     const insert = async (trx: Knex.Transaction): Promise<void> => {
       await trx(QUEUES).insert(rowOfQueue(record));
       await this.recordQueue(trx, record, 'PKI-QUEUE-CREATED', null);
@@ -224,12 +231,17 @@ export class ConnectorRepository {
   }
 
   /**
-   * Whether queue `name` is paused, for the gateway's first attempt of each new item: an answer read within
-   * VERSION_CHECK_MS is trusted (as a connector instance is: instances.ts); a change through this repository
-   * forgets it. A missing queue reads as not paused (its items then retry on the defaults).
+   * Whether queue `name` is paused and its bounds, for the gateway's first attempt of each new item: an
+   * answer read within VERSION_CHECK_MS is trusted (as a connector instance is: instances.ts); a change
+   * through this repository forgets it. A missing queue reads as running and unbounded (its items then retry
+   * on the defaults).
    */
-  async queuePaused(tenant: string, name: string): Promise<boolean> {
-    return (await this.pausedTrusted.read(tenantKey(tenant, name), async () => (await this.findQueue(tenant, name))?.paused ?? false)) ?? false;
+  async queueRules(tenant: string, name: string): Promise<QueueRules> {
+    const load = async (): Promise<QueueRules | null> => {
+      const queue = await this.findQueue(tenant, name);
+      return queue ? rulesOf(queue) : null;
+    };
+    return (await this.rulesTrusted.read(tenantKey(tenant, name), load)) ?? { paused: false, ...DEFAULT_QUEUE_LIMITS };
   }
 
   /** Names of the paused queues of every tenant, as `tenant\0name`. */
@@ -244,7 +256,7 @@ export class ConnectorRepository {
     const record: QueueRecord = { id: newId(now), tenant, ...fields, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
     try {
       // A missing queue was trusted as not paused: created paused, it is paused here at once.
-      await this.pausedTrusted.changing(tenantKey(tenant, fields.name), () =>
+      await this.rulesTrusted.changing(tenantKey(tenant, fields.name), () =>
         this.knex.transaction(async (trx) => {
           await trx(QUEUES).insert(rowOfQueue(record));
           await this.recordQueue(trx, record, 'PKI-QUEUE-CREATED', principal);
@@ -259,7 +271,7 @@ export class ConnectorRepository {
 
   async updateQueue(tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
     if (fields.name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant);
-    return this.pausedTrusted.changing(tenantKey(tenant, fields.name), () => this.knex.transaction(async (trx) => {
+    return this.rulesTrusted.changing(tenantKey(tenant, fields.name), () => this.knex.transaction(async (trx) => {
       const read = trx(QUEUES).where({ tenant, name: fields.name }).first();
       const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
       if (!row) throw queueNotFound(fields.name);
@@ -274,7 +286,7 @@ export class ConnectorRepository {
   /** Deletes a queue no connector names and no item waits in; `default` cannot go. */
   async removeQueue(tenant: string, name: string, principal: string | null): Promise<void> {
     if (name === DEFAULT_QUEUE) throw new ProblemError('PKI-QUEUE-002', { message: 'The built-in queue "default" cannot be deleted' });
-    await this.pausedTrusted.changing(tenantKey(tenant, name), () => this.knex.transaction(async (trx) => {
+    await this.rulesTrusted.changing(tenantKey(tenant, name), () => this.knex.transaction(async (trx) => {
       const read = trx(QUEUES).where({ tenant, name }).first();
       const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
       if (!row) throw queueNotFound(name);
@@ -282,6 +294,8 @@ export class ConnectorRepository {
       if (users.length > 0) throw new ProblemError('PKI-QUEUE-005', { detail: `used by the PKI connector(s) ${users.map((u) => `"${u.name}"`).join(', ')}` });
       if (await trx(ITEMS).where({ tenant, queue: name }).first('id')) throw new ProblemError('PKI-QUEUE-005', { detail: 'items are still queued in it' });
       await trx(QUEUES).where({ id: row.id }).delete();
+      // Its cluster-wide throttle places (throttle.ts) go with it: a queue made again under this name starts afresh.
+      await trx('pki_queue_slots').where({ tenant, queue: name }).delete();
       await this.recordQueue(trx, queueOfRow(row), 'PKI-QUEUE-DELETED', principal);
     }));
   }
@@ -313,9 +327,10 @@ export class ConnectorRepository {
   }
 
   private async recordQueue(trx: Knex.Transaction, q: QueueRecord, code: string, principal: string | null): Promise<void> {
-    const { retries, initialDelaySeconds, maxDelaySeconds, paused, description } = q;
+    const { retries, initialDelaySeconds, maxDelaySeconds, paused, description, size, throttleParallelism, throttleDuration, clusterWide } = q;
+    const queue = { name: q.name, description, retries, initialDelaySeconds, maxDelaySeconds, paused, size, throttleParallelism, throttleDuration, clusterWide };
     await this.events.append(
-      { tenant: q.tenant, code, module: 'pki', status: 'success', principal, objectType: 'pki-queue', objectId: q.name, payload: { queue: { name: q.name, description, retries, initialDelaySeconds, maxDelaySeconds, paused } } },
+      { tenant: q.tenant, code, module: 'pki', status: 'success', principal, objectType: 'pki-queue', objectId: q.name, payload: { queue } },
       { trx },
     );
   }
@@ -331,6 +346,10 @@ export const queueView = (q: QueueRecord, state: QueueStateView | undefined): Qu
   initialDelaySeconds: q.initialDelaySeconds,
   maxDelaySeconds: q.maxDelaySeconds,
   paused: q.paused,
+  size: q.size,
+  clusterWide: q.clusterWide,
+  throttleDuration: q.throttleDuration,
+  throttleParallelism: q.throttleParallelism,
   createdAt: q.createdAt,
   updatedAt: q.updatedAt,
   state: state ?? EMPTY_QUEUE_STATE,

@@ -2,11 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
 import type { CoreServices } from '../../services.js';
 import type { ProfileService } from '../../profiles/types.js';
-import { checkConfiguration, openConfiguration, schemaOfType, sealConfiguration } from './configuration.js';
+import { checkConfiguration, openConfiguration, resolveType, sealConfiguration } from './configuration.js';
 import type { ConnectorInstances } from './instances.js';
-import { DEFAULT_QUEUE, DEFAULT_QUEUE_SETTINGS } from './model.js';
+import { DEFAULT_QUEUE } from './model.js';
+import { queueFields, type QueueInput } from './queue-input.js';
 import { connectorView, queueView, type ConnectorFields, type ConnectorRepository } from './repository.js';
 import { connectorInputSchema, connectorSchema, connectResultSchema, materialsSchema, nameBodySchema, nameParams, queueInputSchema, queueSchema } from './schemas.js';
+import { settingsOf } from './settings.js';
 
 const CONNECTORS = '/api/v1/pki/connectors/';
 const QUEUES = '/api/v1/pki/queues/';
@@ -20,20 +22,14 @@ const principalOf = (request: FastifyRequest): string | null => request.principa
 
 export interface ConnectorInput {
   name: string;
+  /** An installed type or its Horizon name (horizon-types.ts). */
   type: string;
   description?: string | null;
   enabled?: boolean;
   queue?: string;
   configuration?: Record<string, unknown>;
-}
-
-export interface QueueInput {
-  name: string;
-  description?: string | null;
-  retries?: number;
-  initialDelaySeconds?: number;
-  maxDelaySeconds?: number;
-  paused?: boolean;
+  /** Settings at the top level (Horizon's form, settings.ts). */
+  [setting: string]: unknown;
 }
 
 export interface ConnectorRouteOptions {
@@ -68,14 +64,19 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   app.addSchema(connectorSchema);
   app.addSchema(queueSchema);
 
-  /** Checks an input against the type's configSchema; `current` (PUT) lends its secrets to masked fields. */
+  /**
+   * Checks an input against the type's configSchema (settings nested or at the top level: settings.ts);
+   * `current` (PUT) lends its secrets to masked fields when it is of the same installed type, under either name.
+   */
   const fieldsOf = (tenant: string, input: ConnectorInput, current: { type: string; configuration: Record<string, unknown> } | null): ConnectorFields => {
-    const schema = schemaOfType(services, input.type);
-    const opened = current && current.type === input.type ? openConfiguration(services.secrets, tenant, input.name, current.configuration) : null;
-    const configuration = checkConfiguration(schema, input.configuration, opened);
+    const { type, wireType, schema } = resolveType(services, input.type);
+    const settings = settingsOf(type, schema, input);
+    const opened = current && current.type === type ? openConfiguration(services.secrets, tenant, input.name, current.configuration) : null;
+    const configuration = checkConfiguration(schema, settings, opened);
     return {
       name: input.name,
-      type: input.type,
+      type,
+      wireType,
       description: input.description ?? null,
       enabled: input.enabled ?? true,
       queue: input.queue ?? DEFAULT_QUEUE,
@@ -101,7 +102,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
       tags,
       summary: 'Create a PKI connector',
       description:
-        "`configuration` is checked against the connector plugin's configSchema (PKI-CONN-002); fields marked x-secret are sealed at rest and read ********. PKI-CONN-006 unknown type, PKI-CONN-004 name taken.",
+        "`configuration` (or the same settings at the top level, Horizon's form) is checked against the connector plugin's configSchema (PKI-CONN-002); fields marked x-secret are sealed at rest and read ********. `type` may be Horizon's name of an installed type (integrated = local-ca), answered back as sent. PKI-CONN-006 unknown type, PKI-CONN-002 unknown queue or field, PKI-CONN-004 name taken.",
       body: connectorInputSchema,
       response: { 201: { $ref: 'PkiConnector#' } },
     },
@@ -181,20 +182,6 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
 
   // --- queues ---
 
-  const queueFields = (input: QueueInput, current?: { retries: number; initialDelaySeconds: number; maxDelaySeconds: number; paused: boolean; description: string | null }) => {
-    const base = current ?? DEFAULT_QUEUE_SETTINGS;
-    const fields = {
-      name: input.name,
-      description: input.description === undefined ? ((current?.description ?? null) as string | null) : input.description,
-      retries: input.retries ?? base.retries,
-      initialDelaySeconds: input.initialDelaySeconds ?? base.initialDelaySeconds,
-      maxDelaySeconds: input.maxDelaySeconds ?? base.maxDelaySeconds,
-      paused: input.paused ?? base.paused,
-    };
-    if (fields.maxDelaySeconds < fields.initialDelaySeconds) throw new ProblemError('PKI-QUEUE-002', { detail: 'maxDelaySeconds is smaller than initialDelaySeconds' });
-    return fields;
-  };
-
   app.get(QUEUES, {
     config: { capability: CAPABILITY, access: READ },
     schema: { tags, summary: 'List PKI queues (the built-in queue "default" always exists)', response: { 200: { type: 'array', items: { $ref: 'PkiQueue#' } } } },
@@ -218,7 +205,8 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
     schema: {
       tags,
       summary: 'Create a PKI queue',
-      description: 'Defaults: retries 10, initialDelaySeconds 30, maxDelaySeconds 3600, paused false. PKI-QUEUE-004 name taken.',
+      description:
+        'Defaults: retries 10, initialDelaySeconds 30, maxDelaySeconds 3600, paused false, no size or throttle, clusterWide false. PKI-QUEUE-002 invalid (size or throttleParallelism below 1, a throttleDuration that is not a positive duration or has no throttleParallelism), PKI-QUEUE-004 name taken.',
       body: queueInputSchema,
       response: { 201: { $ref: 'PkiQueue#' } },
     },

@@ -11,7 +11,10 @@ export const connectorSchema = {
   properties: {
     _id: { type: 'string' },
     name: { type: 'string' },
-    type: { type: 'string', description: 'A PKI connector type an installed plugin provides (local-ca, acme-upstream, …)' },
+    type: {
+      type: 'string',
+      description: 'A PKI connector type an installed plugin provides (local-ca, acme-upstream, …), or the Horizon name it was written with (integrated = local-ca)',
+    },
     description: { type: ['string', 'null'] },
     enabled: { type: 'boolean' },
     queue: { type: 'string', description: 'The PKI queue that retries its pending and failed work' },
@@ -24,10 +27,14 @@ export const connectorSchema = {
   },
 } as const;
 
-/** What a client sends (POST, PUT); fields echoed from a GET are accepted and ignored. */
+/**
+ * What a client sends (POST, PUT); fields echoed from a GET are accepted and ignored. Settings go under
+ * `configuration` or, Horizon's form, at the top level (settings.ts: any other key must be a property of the
+ * type's configSchema or a Horizon field of its alias, else PKI-CONN-002).
+ */
 export const connectorInputSchema = {
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: { description: "A setting of the connector's type at the top level (Horizon's form): a property of its configSchema; null puts it back to its default" },
   required: ['name', 'type'],
   properties: {
     _id: { type: 'string' },
@@ -37,11 +44,18 @@ export const connectorInputSchema = {
     createdBy: { type: ['string', 'null'] },
     updatedBy: { type: ['string', 'null'] },
     name: nameSchema,
-    type: { type: 'string', minLength: 1, maxLength: 64 },
+    type: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'An installed PKI connector type, or its Horizon name (integrated = local-ca; answered back as sent). PKI-CONN-006 names the installed types',
+    },
     description: { type: ['string', 'null'], maxLength: 2000 },
     enabled: { type: 'boolean' },
     queue: nameSchema,
-    configuration: { type: 'object', additionalProperties: true },
+    configuration: { type: 'object', additionalProperties: true, description: "The connector's settings (its type's configSchema); top-level settings win over the same key here" },
+    cryptoType: { type: ['string', 'null'], description: 'Horizon field of type integrated (local-ca): only "legacy" (classical keys)' },
+    crlLifetime: { type: ['string', 'null'], description: 'Horizon field of type integrated (local-ca): CRL validity as a duration ("7 days"), stored as crlValidityHours' },
   },
 } as const;
 
@@ -59,10 +73,21 @@ export const materialsSchema = {
   properties: { chain: { type: 'array', items: { type: 'string' }, description: 'The CA chain, issuing CA first, PEM' } },
 } as const;
 
+/** Horizon's bounds of a queue (horizon-mcp src/tools/config/pki-queues.ts), enforced by the gateway. */
+const queueLimitProperties = {
+  size: { type: ['integer', 'null'], description: 'Most items the queue holds at once, waiting or running, across all nodes (the items are shared rows); a new one beyond answers 503 PKI-QUEUE-006. Null: no bound. At least 1' },
+  throttleParallelism: {
+    type: ['integer', 'null'],
+    description: 'Most connector calls of the queue in flight at once; with throttleDuration also the most started within each such window. Null: no throttle. At least 1',
+  },
+  throttleDuration: { type: ['string', 'null'], description: 'The window of throttleParallelism, a duration such as "1 second" or "30 seconds" (needs throttleParallelism)' },
+  clusterWide: { type: ['boolean', 'null'], description: 'The throttle is counted across all nodes (in the database) instead of on each node. Default false' },
+} as const;
+
 export const queueSchema = {
   $id: 'PkiQueue',
   type: 'object',
-  required: ['_id', 'name', 'retries', 'initialDelaySeconds', 'maxDelaySeconds', 'paused', 'state'],
+  required: ['_id', 'name', 'retries', 'initialDelaySeconds', 'maxDelaySeconds', 'paused', 'size', 'throttleParallelism', 'throttleDuration', 'clusterWide', 'state'],
   properties: {
     _id: { type: 'string' },
     name: { type: 'string' },
@@ -71,6 +96,8 @@ export const queueSchema = {
     initialDelaySeconds: { type: 'integer', description: 'Delay before the first retry; doubles for each next one' },
     maxDelaySeconds: { type: 'integer', description: 'Longest delay between retries' },
     paused: { type: 'boolean', description: 'Paused: nothing of this queue is sent to its connectors' },
+    ...queueLimitProperties,
+    clusterWide: { type: 'boolean', description: queueLimitProperties.clusterWide.description },
     createdAt: { type: 'integer' },
     updatedAt: { type: 'integer' },
     state: {
@@ -102,5 +129,6 @@ export const queueInputSchema = {
     initialDelaySeconds: { type: 'integer', minimum: 1, maximum: 86400 },
     maxDelaySeconds: { type: 'integer', minimum: 1, maximum: 604800 },
     paused: { type: 'boolean' },
+    ...queueLimitProperties,
   },
 } as const;

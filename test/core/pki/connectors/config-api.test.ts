@@ -159,3 +159,100 @@ t.test('connectors and queues: read and write permissions', async (t) => {
   t.equal((await kernel.app.inject({ method: 'GET', url: '/api/v1/pki/queues/', headers: reader.headers })).statusCode, 200);
   t.equal((await kernel.app.inject({ method: 'PATCH', url: `${URL}connect`, headers: reader.headers, payload: { name: 'p' } })).statusCode, 403);
 });
+
+t.test("connectors: Horizon's form — settings at the top level beside name and type", async (t) => {
+  const kernel = await bootFake(t, true);
+  const key = uniqueKey('top');
+  const post = (payload: Record<string, unknown>) => kernel.app.inject({ method: 'POST', url: URL, headers: ADMIN_HEADERS, payload });
+  const created = await post({ name: 'flat', type: 'fake-ca', key, retryAfterSeconds: 3, token: 'flat-secret', auth: { user: 'carol', password: 'flat-pw' } });
+  t.equal(created.statusCode, 201, created.body);
+  t.same(created.json().configuration, { key, retryAfterSeconds: 3, token: '********', auth: { user: 'carol', password: '********' }, delayMs: 0 }, 'answered under configuration, secrets masked');
+  t.equal(created.json().retryAfterSeconds, undefined, 'one copy of each setting: under configuration only');
+  const row = (await kernel.db.knex('pki_connectors').where({ name: 'flat' }).first()) as { configuration: string };
+  t.notMatch(row.configuration, /flat-secret|flat-pw/, 'top-level secrets are sealed too');
+
+  // GET → change one setting at the top level → PUT everything back: the top-level value wins, secrets kept.
+  const current = (await kernel.app.inject({ method: 'GET', url: `${URL}flat`, headers: ADMIN_HEADERS })).json() as Record<string, unknown>;
+  const put = await kernel.app.inject({ method: 'PUT', url: URL, headers: ADMIN_HEADERS, payload: { ...current, retryAfterSeconds: 7, delayMs: null } });
+  t.equal(put.statusCode, 200, put.body);
+  t.match(put.json().configuration, { key, retryAfterSeconds: 7, delayMs: 0, token: '********', auth: { user: 'carol', password: '********' } }, 'top-level wins; null puts the default back');
+  await kernel.app.inject({ method: 'PATCH', url: `${URL}connect`, headers: ADMIN_HEADERS, payload: { name: 'flat' } });
+  t.match(fakeSlot(key).configs.at(-1), { token: 'flat-secret', auth: { password: 'flat-pw' }, retryAfterSeconds: 7 });
+  const clearedSecret = await kernel.app.inject({ method: 'PUT', url: URL, headers: ADMIN_HEADERS, payload: { ...current, token: null } });
+  t.equal(clearedSecret.json().configuration.token, undefined, 'a top-level null clears a secret, as under configuration');
+
+  const unknown = await post({ name: 'typo', type: 'fake-ca', key, retryAfterSecond: 3 });
+  t.equal(unknown.statusCode, 400);
+  t.match(unknown.json(), { error: 'PKI-CONN-002', detail: /"retryAfterSecond".*fake-ca.*settings: key, retryAfterSeconds/ });
+  const bad = await post({ name: 'typo', type: 'fake-ca', key, retryAfterSeconds: -1 });
+  t.match(bad.json(), { error: 'PKI-CONN-002', detail: /configuration\.retryAfterSeconds/ });
+});
+
+t.test('connectors: Horizon type "integrated" names local-ca; it is answered as sent', async (t) => {
+  const kernel = await bootFake(t, true);
+  const post = (payload: Record<string, unknown>) => kernel.app.inject({ method: 'POST', url: URL, headers: ADMIN_HEADERS, payload });
+  const created = await post({ queue: 'default', name: 'horizon-ca', type: 'integrated', cryptoType: 'legacy', crlLifetime: '2 days', keyType: 'ec-secp384r1' });
+  t.equal(created.statusCode, 201, created.body);
+  t.match(created.json(), { name: 'horizon-ca', type: 'integrated', queue: 'default', configuration: { keyType: 'ec-secp384r1', crlValidityHours: 48 } });
+  t.equal(created.json().cryptoType, undefined);
+  const row = (await kernel.db.knex('pki_connectors').where({ name: 'horizon-ca' }).first()) as { type: string; wire_type: string };
+  t.same([row.type, row.wire_type], ['local-ca', 'integrated'], 'stored as the installed type, with the name it was given');
+  t.same((await moduleOf(kernel).gateway.caChain('default', 'horizon-ca')).length, 2, 'a working local CA (issuing and root)');
+
+  // Either name updates it; the answer follows the name last written.
+  const current = (await kernel.app.inject({ method: 'GET', url: `${URL}horizon-ca`, headers: ADMIN_HEADERS })).json() as Record<string, unknown>;
+  t.equal(current.type, 'integrated');
+  const viaHorizon = await kernel.app.inject({ method: 'PUT', url: URL, headers: ADMIN_HEADERS, payload: { ...current, crlLifetime: '24 hours' } });
+  t.match(viaHorizon.json(), { type: 'integrated', version: 2, configuration: { crlValidityHours: 24, keyType: 'ec-secp384r1' } });
+  const viaCertwright = await kernel.app.inject({ method: 'PUT', url: URL, headers: ADMIN_HEADERS, payload: { ...current, type: 'local-ca' } });
+  t.match(viaCertwright.json(), { type: 'local-ca', version: 3 });
+  t.same((await moduleOf(kernel).gateway.caChain('default', 'horizon-ca')).length, 2);
+
+  // Horizon fields without a local-ca meaning, and Horizon types with no plugin, are refused with the reason.
+  t.match((await post({ name: 'pqc', type: 'integrated', cryptoType: 'pqc' })).json(), { error: 'PKI-CONN-002', detail: /classical keys only/ });
+  t.match((await post({ name: 'odd', type: 'integrated', crlLifetime: '90 minutes' })).json(), { error: 'PKI-CONN-002', detail: /whole number of hours/ });
+  t.match((await post({ name: 'import', type: 'integrated', caCert: 'PEM', caKey: { value: 'KEY' } })).json(), { error: 'PKI-CONN-002', detail: /"caCert", "caKey".*"local-ca".*Horizon fields of "integrated": cryptoType, crlLifetime/ });
+  const digicert = await post({ name: 'dc', type: 'digicert', baseUrl: 'https://www.digicert.com/', apiCredentials: 'k', organizationId: 1 });
+  t.equal(digicert.statusCode, 400);
+  t.match(digicert.json(), { error: 'PKI-CONN-006', detail: /"digicert" is not a PKI connector type; installed: .*local-ca.*\(Horizon "integrated" = local-ca\)/ });
+  const noQueue = await post({ queue: 'nowhere', name: 'q', type: 'integrated' });
+  t.match(noQueue.json(), { error: 'PKI-CONN-002', detail: /nowhere/ });
+});
+
+t.test("queues: Horizon's bounds — size, throttleParallelism, throttleDuration, clusterWide", async (t) => {
+  const kernel = await bootFake(t, true);
+  const QUEUES = '/api/v1/pki/queues/';
+  const post = (payload: Record<string, unknown>) => kernel.app.inject({ method: 'POST', url: QUEUES, headers: ADMIN_HEADERS, payload });
+  const put = (payload: Record<string, unknown>) => kernel.app.inject({ method: 'PUT', url: QUEUES, headers: ADMIN_HEADERS, payload });
+  const builtIn = (await kernel.app.inject({ method: 'GET', url: `${QUEUES}default`, headers: ADMIN_HEADERS })).json();
+  t.match(builtIn, { name: 'default', size: null, throttleParallelism: null, throttleDuration: null, clusterWide: false }, 'no bound unless set');
+
+  const created = await post({ name: 'bounded', size: 10, clusterWide: true, description: 'Issuance', throttleDuration: '1 second', throttleParallelism: 5 });
+  t.equal(created.statusCode, 201, created.body);
+  t.match(created.json(), { name: 'bounded', size: 10, clusterWide: true, description: 'Issuance', throttleDuration: '1 second', throttleParallelism: 5, retries: 10, paused: false });
+  const event = (await kernel.db.knex('events').where({ code: 'PKI-QUEUE-CREATED', object_id: 'bounded' }).first('payload')) as { payload: string };
+  t.match(JSON.parse(event.payload), { queue: { size: 10, throttleParallelism: 5, throttleDuration: '1 second', clusterWide: true } });
+
+  // PUT: left out keeps, null clears (a duration cannot outlive its parallelism).
+  t.match((await put({ name: 'bounded', size: 20 })).json(), { size: 20, throttleParallelism: 5, throttleDuration: '1 second', clusterWide: true });
+  t.match((await put({ name: 'bounded', throttleParallelism: null })).json(), { error: 'PKI-QUEUE-002', detail: /throttleDuration needs throttleParallelism/ });
+  t.match((await put({ name: 'bounded', throttleParallelism: null, throttleDuration: null, size: null, clusterWide: null })).json(), {
+    size: null,
+    throttleParallelism: null,
+    throttleDuration: null,
+    clusterWide: false,
+  });
+
+  for (const [body, detail] of [
+    [{ name: 'q', size: 0 }, /size must be a whole number from 1/],
+    [{ name: 'q', size: 1, throttleParallelism: -2 }, /throttleParallelism must be a whole number from 1/],
+    [{ name: 'q', size: 1, throttleParallelism: 1, throttleDuration: 'soon' }, /throttleDuration must be a positive duration/],
+    [{ name: 'q', size: 1, throttleParallelism: 1, throttleDuration: '0 seconds' }, /throttleDuration must be a positive duration/],
+    [{ name: 'q', size: 1, throttleDuration: '5 seconds' }, /throttleDuration needs throttleParallelism/],
+  ] as const) {
+    const res = await post(body);
+    t.equal(res.statusCode, 400, JSON.stringify(body));
+    t.match(res.json(), { error: 'PKI-QUEUE-002', detail }, JSON.stringify(body));
+  }
+  t.equal((await kernel.app.inject({ method: 'GET', url: `${QUEUES}q`, headers: ADMIN_HEADERS })).statusCode, 404, 'nothing written');
+});
