@@ -14,25 +14,15 @@
  * - archives.ts, certificate-grading-policies.ts, certificate-grading-rulesets.ts, service-accounts.ts,
  *   thirdparty-connectors.ts, wcce-forests.ts: a later issue.
  *
- * Known gaps (these client calls fail today; issue 23's note lists them):
- * - (closed) schema-level validation errors answer 400 HTTP-003. The client's errors.ts @0e6bddd keys its
- *   remediation hints on the code family ("never just a numeric suffix": only CRT-003 and PRF-004 have
- *   one), so HTTP-003 is reported as the 400 it is, with no "not found" hint. The collections' own checks
- *   answer the family's -002 (LBL-002, PRF-002, …).
- * - (closed) create_certificate_profile and the other profile tools: horizon-profiles.test.ts.
- * - create_pki_connector, src/tools/config/pki-connectors.ts:L34-L44,L218-L233,L283-L309,L346: the tool sends
- *   {queue: "default", name, type: "integrated"} (type from its 22 Horizon CONNECTOR_TYPES); Certwright answers
- *   400 PKI-CONN-006 ""integrated" is not a PKI connector type; installed: acme-upstream, local-ca", and
- *   for an unknown queue also PKI-CONN-006 (the type is checked first) where the client expects -002.
- * - update_pki_connector, src/tools/config/pki-connectors.ts:L34-L44,L218-L233,L311-L323,L348: the update tool
- *   must send `type` back (required, one of its CONNECTOR_TYPES, equal to the stored one); GET
- *   /api/v1/pki/connectors/local-ca answers type "local-ca", which is not one of the tool's types, so the
- *   tool cannot update any Certwright connector.
- * - create_pki_queue, src/tools/config/pki-queues.ts:L28-L38,L56-L74,L76-L92,L109-L116,L136: the tool sends
- *   {name, size, clusterWide (always), description, throttleDuration, throttleParallelism}; Certwright's queue
- *   has retries/initialDelaySeconds/maxDelaySeconds/paused and refuses size, clusterWide and throttle* with
- *   400 HTTP-003 "body must NOT have additional properties" — even the minimal {name, size: 1, clusterWide:
- *   false} — and the duplicate POST is HTTP-003 too, not -004.
+ * Known gaps (these client calls fail today; issue 23's note lists them): none.
+ * - Schema-level validation errors answer 400 HTTP-003. The client's errors.ts @0e6bddd keys its remediation
+ *   hints on the code family ("never just a numeric suffix": only CRT-003 and PRF-004 have one), so HTTP-003
+ *   is reported as the 400 it is, with no "not found" hint. The collections' own checks answer the family's
+ *   -002 (LBL-002, PRF-002, …).
+ * - The profile tools are replayed in horizon-profiles.test.ts; create/update of a PKI connector (Horizon type
+ *   `integrated` = local-ca, settings at the top level) and of a PKI queue (size, clusterWide, throttle*) in
+ *   mcp-pki-connectors-queues.test.ts. The first-start connector `local-ca` answers type "local-ca", which the
+ *   update tool cannot send back, until it is PUT once with type "integrated" (that test shows it).
  */
 import t from 'tap';
 import { ADMIN_HEADERS, ENROLLMENT_BOOTSTRAP, bootKernel, tempDir } from '../helpers/kernel.js';
@@ -45,7 +35,7 @@ const mcp = new McpClient(kernel);
 await mcp.init();
 const pki = new OpensslPki(tempDir(t, 'cw-mcp-pki-'));
 
-/** A connector row Certwright would not let the MCP create (see the connector tests), for delete checks. */
+/** A connector row written straight to the table, for the delete checks (creation is mcp-pki-connectors-queues.test.ts's). */
 async function connectorRow(name: string, queue = 'default'): Promise<void> {
   const now = Date.now();
   await kernel.db.knex('pki_connectors').insert({ id: newId(now), tenant: 'default', name, type: 'local-ca', description: null, enabled: true, queue, configuration: '{}', version: 1, created_at: now, updated_at: now });
@@ -280,7 +270,7 @@ t.test('update_pki_queue — horizon-mcp src/tools/config/pki-queues.ts:L28-L38,
 });
 
 t.test('delete_pki_queue — horizon-mcp src/tools/config/pki-queues.ts:L28-L38,L140-L144', async (t) => {
-  // Queues made with Certwright's own body (the MCP create body is refused, see create_pki_queue).
+  // Queues made with Certwright's own body (the MCP create body is replayed in mcp-pki-connectors-queues.test.ts).
   for (const name of ['mcp-used-queue', 'mcp-spare-queue']) {
     const made = await kernel.app.inject({ method: 'POST', url: '/api/v1/pki/queues/', headers: { host: 'localhost', ...ADMIN_HEADERS }, payload: { name } });
     t.equal(made.statusCode, 201, `queue ${name}: ${made.body}`);
