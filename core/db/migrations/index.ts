@@ -19,6 +19,7 @@ import { pluginKvExpiry0017 } from './0017_plugin_kv_expiry.js';
 import { eventNode0018 } from './0018_event_node.js';
 import { teamWebhookPrincipalEnabled0019 } from './0019_team_webhook_principal_enabled.js';
 import { pkiQueueLimits0020 } from './0020_pki_queue_limits.js';
+import { checkpointOrdinals0021 } from './0021_checkpoint_ordinals.js';
 
 /** Core migrations in order. Append only: never edit one that has shipped. */
-export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013, pkiConnectors0014, certificateProfiles0015, requestWorkflow0016, pluginKvExpiry0017, eventNode0018, teamWebhookPrincipalEnabled0019, pkiQueueLimits0020];
+export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013, pkiConnectors0014, certificateProfiles0015, requestWorkflow0016, pluginKvExpiry0017, eventNode0018, teamWebhookPrincipalEnabled0019, pkiQueueLimits0020, checkpointOrdinals0021];

@@ -39,6 +39,8 @@ const CHECKPOINT_FIELDS: Record<keyof Checkpoint, (v: unknown) => boolean> = {
   signedAt: Number.isSafeInteger,
   keyId: isString,
   signature: isString,
+  // Checkpoints signed before ordinals (message v1) have none.
+  ordinal: (v) => v === undefined || (isSeq(v) && v > 0),
 };
 
 /** The first field of a record that is missing or of the wrong type, if any. */

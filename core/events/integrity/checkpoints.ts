@@ -9,9 +9,17 @@ interface CheckpointRow {
   signed_at: number | string;
   key_id: string;
   signature: string;
+  ordinal: number | string | null;
 }
 
-const fromRow = (r: CheckpointRow): Checkpoint => ({ seq: Number(r.seq), hash: r.hash, signedAt: Number(r.signed_at), keyId: r.key_id, signature: r.signature });
+const fromRow = (r: CheckpointRow): Checkpoint => ({
+  seq: Number(r.seq),
+  hash: r.hash,
+  signedAt: Number(r.signed_at),
+  keyId: r.key_id,
+  ...(r.ordinal === null || r.ordinal === undefined ? {} : { ordinal: Number(r.ordinal) }),
+  signature: r.signature,
+});
 
 /**
  * Signed checkpoints of the event chain: the (seq, hash) of an event signed with the current key. One per
@@ -33,15 +41,28 @@ export class Checkpoints {
     return this.signAt(head);
   }
 
-  /** Signs that the event at `seq` has `hash` (the caller read both from the chain). */
+  /**
+   * Signs that the event at `seq` has `hash` (the caller read both from the chain), as the next checkpoint in
+   * signing order. Two nodes signing at once may pick the same number: the insert that loses (either unique
+   * key: the seq, or the number) is ignored, and when no checkpoint holds the seq then, it signs again with
+   * the next number.
+   */
   async signAt(at: { seq: number; hash: string }): Promise<Checkpoint> {
     const key = await this.keys.current();
-    const checkpoint = signCheckpoint({ seq: at.seq, hash: at.hash, signedAt: this.clock(), keyId: key.keyId }, key.privateKey);
-    await this.knex('event_checkpoints')
-      .insert({ seq: checkpoint.seq, hash: checkpoint.hash, signed_at: checkpoint.signedAt, key_id: checkpoint.keyId, signature: checkpoint.signature })
-      .onConflict('seq')
-      .ignore();
-    return (await this.at(at.seq))!;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const existing = await this.at(at.seq);
+      if (existing) return existing;
+      const last = (await this.knex('event_checkpoints').max({ n: 'ordinal' }).first()) as { n: number | string | null } | undefined;
+      const ordinal = Number(last?.n ?? 0) + 1;
+      const checkpoint = signCheckpoint({ seq: at.seq, hash: at.hash, signedAt: this.clock(), keyId: key.keyId, ordinal }, key.privateKey);
+      await this.knex('event_checkpoints')
+        .insert({ seq: checkpoint.seq, hash: checkpoint.hash, signed_at: checkpoint.signedAt, key_id: checkpoint.keyId, signature: checkpoint.signature, ordinal })
+        .onConflict()
+        .ignore();
+    }
+    const signed = await this.at(at.seq);
+    if (!signed) throw new Error(`event chain checkpoint at ${at.seq}: no free number after 8 attempts`);
+    return signed;
   }
 
   async latest(): Promise<Checkpoint | undefined> {

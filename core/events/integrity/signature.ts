@@ -9,6 +9,8 @@ export interface Checkpoint {
   hash: string;
   signedAt: number;
   keyId: string;
+  /** The checkpoint's number in signing order (1, 2, …), signed: a gap is a deleted checkpoint. Absent on v1 checkpoints. */
+  ordinal?: number;
   /** Ed25519 signature of checkpointMessage(), base64. */
   signature: string;
 }
@@ -18,7 +20,8 @@ export interface Checkpoint {
  * signature can be checked with no database (proof bundles) and is never valid for anything else.
  */
 export function checkpointMessage(c: Omit<Checkpoint, 'signature'>): Buffer {
-  return Buffer.from(canonicalize({ context: 'certwright.events.checkpoint.v1', seq: c.seq, hash: c.hash, signedAt: c.signedAt, keyId: c.keyId }) as string);
+  if (c.ordinal === undefined) return Buffer.from(canonicalize({ context: 'certwright.events.checkpoint.v1', seq: c.seq, hash: c.hash, signedAt: c.signedAt, keyId: c.keyId }) as string);
+  return Buffer.from(canonicalize({ context: 'certwright.events.checkpoint.v2', seq: c.seq, hash: c.hash, signedAt: c.signedAt, keyId: c.keyId, ordinal: c.ordinal }) as string);
 }
 
 export function signCheckpoint(c: Omit<Checkpoint, 'signature'>, privateKey: KeyObject): Checkpoint {

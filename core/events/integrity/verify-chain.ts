@@ -16,6 +16,12 @@ export interface VerificationProgress {
 export interface VerificationResult extends VerificationProgress {
   ok: boolean;
   firstBroken?: BrokenLink;
+  /**
+   * The events after the newest checkpoint: not yet signed, so a rewrite of them (hashes recomputed) together
+   * with the deletion of the newest checkpoints is not detectable here. In operation it holds at most
+   * events.checkpoint.everyEvents events or everyMinutes minutes of them (plus the job's delay).
+   */
+  unsignedTail: { events: number; fromSeq: number | null };
 }
 
 /** Rows read per query: a million events never sit in memory at once. */
@@ -36,8 +42,10 @@ export async function verifyChain(
   const progress: VerificationProgress = { headSeq: head.seq, checked: 0, checkpoints: 0 };
   const chainBreak = await walkEvents(deps.events, head, progress, onProgress, pageSize);
   const checkpointBreak = await walkCheckpoints(deps, progress, onProgress, pageSize);
-  const breaks = [chainBreak, checkpointBreak].filter((b): b is BrokenLink => b !== null).sort((a, b) => a.seq - b.seq);
-  return breaks.length > 0 ? { ...progress, ok: false, firstBroken: breaks[0] } : { ...progress, ok: true };
+  const breaks = [chainBreak, checkpointBreak.broken].filter((b): b is BrokenLink => b !== null).sort((a, b) => a.seq - b.seq);
+  const lastSigned = checkpointBreak.lastSeq;
+  const unsignedTail = { events: Math.max(0, head.seq - lastSigned), fromSeq: head.seq > lastSigned ? lastSigned + 1 : null };
+  return breaks.length > 0 ? { ...progress, ok: false, firstBroken: breaks[0], unsignedTail } : { ...progress, ok: true, unsignedTail };
 }
 
 async function walkEvents(
@@ -76,9 +84,12 @@ async function walkCheckpoints(
   progress: VerificationProgress,
   onProgress: (progress: VerificationProgress) => Promise<void>,
   pageSize: number,
-): Promise<BrokenLink | null> {
+): Promise<{ broken: BrokenLink | null; lastSeq: number }> {
   const trusted = await deps.keys.trusted();
   let afterSeq = 0;
+  // Numbered checkpoints (v2), by number: a gap is a deleted checkpoint.
+  const numbered = new Map<number, number>();
+  const done = (broken: BrokenLink | null) => ({ broken, lastSeq: afterSeq });
   for (;;) {
     const page = await deps.checkpoints.page(afterSeq, pageSize);
     const events = await deps.events.atSeqs(page.map((c) => c.seq));
@@ -86,16 +97,32 @@ async function walkCheckpoints(
       const event = events.get(checkpoint.seq);
       const id = event?.id ?? null;
       const key = trusted.get(checkpoint.keyId);
-      if (!key) return { seq: checkpoint.seq, id, reason: `checkpoint ${checkpoint.seq} is signed by an unknown or untrusted key (${checkpoint.keyId})` };
-      if (!checkpointSignatureValid(checkpoint, key)) return { seq: checkpoint.seq, id, reason: `checkpoint ${checkpoint.seq} has an invalid signature` };
-      if (!event) return { seq: checkpoint.seq, id, reason: `event ${checkpoint.seq} is missing (it was signed at checkpoint ${checkpoint.seq})` };
+      if (!key) return done({ seq: checkpoint.seq, id, reason: `checkpoint ${checkpoint.seq} is signed by an unknown or untrusted key (${checkpoint.keyId})` });
+      if (!checkpointSignatureValid(checkpoint, key)) return done({ seq: checkpoint.seq, id, reason: `checkpoint ${checkpoint.seq} has an invalid signature` });
+      if (!event) return done({ seq: checkpoint.seq, id, reason: `event ${checkpoint.seq} is missing (it was signed at checkpoint ${checkpoint.seq})` });
       if (event.hash !== checkpoint.hash) {
-        return { seq: checkpoint.seq, id, reason: `event ${checkpoint.seq} does not have the hash signed at checkpoint ${checkpoint.seq} (the chain was rewritten)` };
+        return done({ seq: checkpoint.seq, id, reason: `event ${checkpoint.seq} does not have the hash signed at checkpoint ${checkpoint.seq} (the chain was rewritten)` });
       }
+      if (checkpoint.ordinal !== undefined) numbered.set(checkpoint.ordinal, checkpoint.seq);
       progress.checkpoints++;
     }
     afterSeq = page.at(-1)?.seq ?? afterSeq;
     await onProgress(progress);
-    if (page.length < pageSize) return null;
+    if (page.length < pageSize) break;
   }
+  return done(missingCheckpoint(numbered));
+}
+
+/** The first gap in the checkpoints' numbers 1..n, reported at the seq of the checkpoint after it. */
+function missingCheckpoint(numbered: Map<number, number>): BrokenLink | null {
+  if (numbered.size === 0) return null;
+  const ordinals = [...numbered.keys()].sort((a, b) => a - b);
+  let expected = 1;
+  for (const ordinal of ordinals) {
+    if (ordinal !== expected) {
+      return { seq: numbered.get(ordinal)!, id: null, reason: `checkpoint number ${expected} is missing (deleted): checkpoints are numbered as they are signed, and the next one present is number ${ordinal}` };
+    }
+    expected++;
+  }
+  return null;
 }

@@ -19,8 +19,9 @@ interface CheckpointRow {
   signed_at: number | string;
   key_id: string;
   signature: string;
+  ordinal: number | string;
 }
-const checkpointRows = async (kernel: Kernel) => ((await kernel.db.knex('event_checkpoints').orderBy('seq')) as CheckpointRow[]).map((r) => ({ ...r, seq: Number(r.seq), signed_at: Number(r.signed_at) }));
+const checkpointRows = async (kernel: Kernel) => ((await kernel.db.knex('event_checkpoints').orderBy('seq')) as CheckpointRow[]).map((r) => ({ ...r, seq: Number(r.seq), signed_at: Number(r.signed_at), ordinal: Number(r.ordinal) }));
 
 async function runCheck(kernel: Kernel): Promise<{ status: string; checkpoints: number; result: { ok: boolean; firstBroken?: { seq: number; reason: string } } }> {
   const api = caller(kernel, ADMIN_HEADERS);
@@ -43,6 +44,7 @@ t.test('a checkpoint is signed after every N events, and verifies', async (t) =>
   // The job signs the head it finds, so at 10 or just past it.
   await until('a checkpoint past seq 10', async () => (await checkpointRows(kernel)).some((c) => c.seq >= 10), 30_000, 50);
   t.same((await checkpointRows(kernel)).map((c) => c.seq), [5, 10], 'one checkpoint per N events');
+  t.same((await checkpointRows(kernel)).map((c) => c.ordinal), [1, 2], 'numbered as they are signed');
   const rows = await checkpointRows(kernel);
   const key = (await kernel.db.knex('event_signing_keys').first()) as { key_id: string; public_key: string };
   const publicKey = ed25519PublicKey(key.public_key);
@@ -50,8 +52,9 @@ t.test('a checkpoint is signed after every N events, and verifies', async (t) =>
   for (const row of rows) {
     const event = await kernel.db.knex('events').where({ seq: row.seq }).first();
     t.equal(row.hash, event.hash, `checkpoint ${row.seq} signs the hash of event ${row.seq}`);
-    t.ok(checkpointSignatureValid({ seq: row.seq, hash: row.hash, signedAt: row.signed_at, keyId: row.key_id, signature: row.signature }, publicKey), `checkpoint ${row.seq}: the signature verifies`);
-    t.notOk(checkpointSignatureValid({ seq: row.seq, hash: row.hash.replace(/^./, (c) => (c === '0' ? '1' : '0')), signedAt: row.signed_at, keyId: row.key_id, signature: row.signature }, publicKey), 'not over another hash');
+    t.ok(checkpointSignatureValid({ seq: row.seq, hash: row.hash, signedAt: row.signed_at, keyId: row.key_id, ordinal: row.ordinal, signature: row.signature }, publicKey), `checkpoint ${row.seq}: the signature verifies`);
+    t.notOk(checkpointSignatureValid({ seq: row.seq, hash: row.hash.replace(/^./, (c) => (c === '0' ? '1' : '0')), signedAt: row.signed_at, keyId: row.key_id, ordinal: row.ordinal, signature: row.signature }, publicKey), 'not over another hash');
+    t.notOk(checkpointSignatureValid({ seq: row.seq, hash: row.hash, signedAt: row.signed_at, keyId: row.key_id, ordinal: row.ordinal + 1, signature: row.signature }, publicKey), 'not under another number');
   }
   const run = await runCheck(kernel);
   t.equal(run.status, 'succeeded');
@@ -116,4 +119,35 @@ t.test('checkpoints signed by a substituted key fail the integrity check', async
   const run = await runCheck(kernel);
   t.equal(run.status, 'failed');
   t.match(run.result.firstBroken, { seq: 4, reason: /not trusted|untrusted/ });
+});
+
+t.test('a deleted checkpoint is found: checkpoints are numbered as they are signed, the number signed', async (t) => {
+  const kernel = await bootKernel(t, { scheduler: { processEveryMs: 100 } });
+  const integrity = integrityOf(kernel);
+  for (let n = 1; n <= 12; n++) {
+    await kernel.events.append(event(n));
+    if (n % 3 === 0) await integrity.checkpoints.signHead();
+  }
+  // An export signs a checkpoint in the middle of the chain: it takes the next number, not its seq's place.
+  const at7 = (await kernel.db.knex('events').where({ seq: 7 }).first()) as { hash: string };
+  await integrity.checkpoints.signAt({ seq: 7, hash: at7.hash });
+  t.same((await checkpointRows(kernel)).map((c) => [c.seq, c.ordinal]), [[3, 1], [6, 2], [7, 5], [9, 3], [12, 4]]);
+  t.equal((await runCheck(kernel)).status, 'succeeded', 'every number present: the check passes');
+  // Someone with database access deletes the checkpoint at 6 (say, to rewrite events 4..6 unseen).
+  await kernel.db.knex('event_checkpoints').where({ seq: 6 }).delete();
+  const run = await runCheck(kernel);
+  t.equal(run.status, 'failed');
+  t.match(run.result.firstBroken, { seq: 9, reason: /checkpoint number 2 is missing/ }, 'reported at the next numbered checkpoint');
+});
+
+t.test('two nodes signing at once take distinct numbers', async (t) => {
+  const kernel = await bootKernel(t);
+  const a = integrityOf(kernel);
+  const b = integrityOf(kernel);
+  for (let n = 1; n <= 20; n++) await kernel.events.append(event(n));
+  const rows = (await kernel.db.knex('events').whereIn('seq', [4, 8, 12, 16, 20]).orderBy('seq')) as { seq: number | string; hash: string }[];
+  await Promise.all(rows.flatMap((r) => [a.checkpoints.signAt({ seq: Number(r.seq), hash: r.hash }), b.checkpoints.signAt({ seq: Number(r.seq), hash: r.hash })]));
+  const signed = await checkpointRows(kernel);
+  t.same(signed.map((c) => c.seq), [4, 8, 12, 16, 20], 'one checkpoint per seq');
+  t.same(signed.map((c) => c.ordinal).sort((x, y) => x - y), [1, 2, 3, 4, 5], 'numbers 1..5, none twice, none skipped');
 });
