@@ -3,7 +3,7 @@ import { ProblemError } from '../../errors/index.js';
 import { recordChange } from '../audit.js';
 import { distinct, EMAIL, IDENTIFIER, NAME, permissionsInput, permissionsOf, permissionsOutput, SERVER_OWNED } from '../groups/input.js';
 import type { SecurityRouteContext } from '../route-context.js';
-import { MAX_PAGE_SIZE, searchPrincipalInfos, type PrincipalSearch } from './search.js';
+import { MAX_PAGE_SIZE, MAX_SORT_ELEMENTS, searchPrincipalInfos, SORT_ELEMENTS, type PrincipalSearch } from './search.js';
 import { PrincipalInfoStore, type PrincipalInfo, type PrincipalInfoInput } from './store.js';
 
 const READ = { permission: 'configuration:principals:read' } as const;
@@ -15,12 +15,16 @@ const tags = ['security'];
 const infoSchema = {
   $id: 'SecurityPrincipalInfo',
   type: 'object',
-  required: ['_id', 'identifier', 'name', 'email', 'permissions', 'roles', 'teams', 'enabled', 'creationDate'],
+  required: ['_id', 'identifier', 'name', 'email', 'contact', 'permissions', 'roles', 'teams', 'enabled', 'creationDate'],
   properties: {
     _id: { type: 'string' },
     identifier: { type: 'string' },
     name: { type: ['string', 'null'] },
     email: { type: ['string', 'null'] },
+    contact: {
+      type: ['string', 'null'],
+      description: 'The email again, under the name Horizon clients read (horizon-go v2 PrincipalInfoResponse.contact); always equal to email',
+    },
     permissions: permissionsOutput,
     roles: { type: 'array', items: { type: 'string' } },
     teams: { type: 'array', items: { type: 'string' } },
@@ -42,7 +46,8 @@ const inputSchema = {
     identifier: IDENTIFIER,
     name: { type: ['string', 'null'], maxLength: 255 },
     email: EMAIL,
-    // The secret engine (client-compat §7) sends the email as `contact`.
+    // The secret engine (client-compat §7) and horizon-go v2 PrincipalInfo send the email as `contact`, and answers
+    // carry both: when both are sent and differ, the one that is not the stored email is the change (store.ts EmailChoice).
     contact: EMAIL,
     permissions: permissionsInput,
     roles: names,
@@ -53,13 +58,35 @@ const inputSchema = {
   },
 } as const;
 
+/** A text criterion of Horizon's PrincipalInfoSearchQuery: its content is checked by the search (SEC-PRINC-002). */
+const criterion = (description: string) => ({ type: ['string', 'null'], description }) as const;
+
 const searchSchema = {
   type: ['object', 'null'],
   additionalProperties: false,
+  description:
+    'Every criterion given narrows the results; null and "" are no criterion. query/roles/teams are Certwright\'s; identifier, contact, role, team, strictSearch and sortedBy are horizon-go v2 PrincipalInfoSearchQuery\'s.',
   properties: {
-    query: { type: ['string', 'null'], maxLength: 320 },
-    roles: names,
-    teams: names,
+    query: { type: ['string', 'null'], maxLength: 320, description: 'A substring of the identifier, name or email (case-insensitive)' },
+    roles: { ...names, description: 'Members of at least one of these roles' },
+    teams: { ...names, description: 'Members of at least one of these teams' },
+    identifier: criterion('strictSearch: this identifier exactly (case-sensitive); else a case-insensitive substring of it'),
+    contact: criterion('A case-insensitive substring of the email (strictSearch does not apply, as in Horizon)'),
+    role: criterion('strictSearch: members of the role of exactly this name; else of a role whose name contains it (case-insensitive)'),
+    team: criterion('strictSearch: members of the team of exactly this name; else of a team whose name contains it (case-insensitive)'),
+    strictSearch: { type: ['boolean', 'null'], description: 'Exact matches for identifier, role and team (default false: substrings)' },
+    sortedBy: {
+      type: ['array', 'null'],
+      description: `Sort keys, first first (at most ${MAX_SORT_ELEMENTS}); the identifier breaks ties. Default: by identifier. role/team: a principal's first group name ascending, its last descending`,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          element: { type: ['string', 'null'], description: `One of ${SORT_ELEMENTS.join(', ')}` },
+          order: { type: ['string', 'null'], description: 'Asc (default) or Desc' },
+        },
+      },
+    },
     pageIndex: { type: ['integer', 'null'], minimum: 1 },
     pageSize: { type: ['integer', 'null'], minimum: 1, maximum: MAX_PAGE_SIZE },
     withCount: { type: ['boolean', 'null'] },
@@ -84,6 +111,7 @@ const view = (p: PrincipalInfo) => ({
   identifier: p.identifier,
   name: p.name,
   email: p.email,
+  contact: p.email,
   permissions: p.permissions,
   roles: p.roles,
   teams: p.teams,
@@ -91,15 +119,20 @@ const view = (p: PrincipalInfo) => ({
   creationDate: p.creationDate,
 });
 
+/** `email` and `contact` (its other name) as sent, "" meaning null; both sent and different: the store decides. */
+function emailOf(b: Body): PrincipalInfoInput['email'] {
+  const sent = (v: string | null | undefined): string | null | undefined => (v === undefined ? undefined : v || null);
+  const [email, contact] = [sent(b.email), sent(b.contact)];
+  if (email === undefined) return contact ?? null;
+  if (contact === undefined || contact === email) return email;
+  return { email, contact };
+}
+
 function input(b: Body): PrincipalInfoInput {
-  const email = b.email || b.contact || null;
-  if (b.email && b.contact && b.email !== b.contact) {
-    throw new ProblemError('SEC-PRINC-002', { message: 'email and contact (the same field) differ: send one of them' });
-  }
   return {
     identifier: b.identifier,
     name: b.name ?? null,
-    email,
+    email: emailOf(b),
     permissions: permissionsOf(b.permissions, 'SEC-PRINC-002'),
     roles: b.roles ? distinct(b.roles) : undefined,
     teams: b.teams ? distinct(b.teams) : undefined,
@@ -172,7 +205,7 @@ export async function principalInfoRoutes(app: FastifyInstance, ctx: SecurityRou
     config: { capability: CAPABILITY, access: READ },
     schema: {
       tags,
-      summary: 'Search principal information (query: substring of identifier, name or email; roles/teams: member of any)',
+      summary: 'Search principal information (identifier, contact, role, team, strictSearch, sortedBy as Horizon; query, roles, teams)',
       body: searchSchema,
       response: {
         200: {

@@ -2,15 +2,25 @@ import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
 import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
-import { parseJson } from '../groups/input.js';
+import { lockingRead, parseJson } from '../groups/input.js';
 import * as memberships from '../groups/memberships.js';
 import type { Db } from '../groups/memberships.js';
 import type { Permission } from '../permissions/permission-set.js';
 
+/**
+ * `email` and `contact` (the same field: Certwright's name and the one Horizon clients use) both sent with
+ * different values. A read-modify-write client echoes both from a GET and edits one: the one that differs
+ * from the stored email is the edit (on create nothing is stored: null). When neither equals it, SEC-PRINC-002.
+ */
+export interface EmailChoice {
+  email: string | null;
+  contact: string | null;
+}
+
 export interface PrincipalInfoInput {
   identifier: string;
   name: string | null;
-  email: string | null;
+  email: string | null | EmailChoice;
   permissions: Permission[];
   /** undefined (create only): the principal's memberships of that kind stay as they are. */
   roles: string[] | undefined;
@@ -43,6 +53,17 @@ export interface InfoRow {
 }
 
 const TABLE = 'security_principal_infos';
+
+/** The email to store, given what was sent and what is stored (see EmailChoice). */
+export function resolveEmail(given: PrincipalInfoInput['email'], stored: string | null): string | null {
+  if (given === null || typeof given === 'string') return given;
+  if (given.email === stored) return given.contact;
+  if (given.contact === stored) return given.email;
+  throw new ProblemError('SEC-PRINC-002', {
+    message: `email and contact (the same field) differ: ${JSON.stringify(given.email)} and ${JSON.stringify(given.contact)}, and neither is the stored value; send one of them, or the same value in both`,
+  });
+}
+
 export const INFO_COLUMNS = ['id', 'identifier', 'name', 'email', 'permissions', 'enabled', 'created_at'] as const;
 
 /** Principal information rows with their role and team names (groups that exist), in row order. */
@@ -87,7 +108,7 @@ export class PrincipalInfoStore {
     const now = this.clock();
     try {
       return await this.knex.transaction(async (trx) => {
-        await trx(TABLE).insert({ id: newId(now), tenant, ...this.columns(input), enabled: input.enabled ?? true, preferences: '{}', created_at: now, updated_at: now });
+        await trx(TABLE).insert({ id: newId(now), tenant, ...this.columns(input, null), enabled: input.enabled ?? true, preferences: '{}', created_at: now, updated_at: now });
         await this.setGroups(trx, tenant, input);
         return this.get(tenant, input.identifier, trx);
       });
@@ -103,8 +124,10 @@ export class PrincipalInfoStore {
    */
   async replace(tenant: string, input: PrincipalInfoInput): Promise<PrincipalInfo> {
     return this.knex.transaction(async (trx) => {
-      const changed = await trx(TABLE).where({ tenant, identifier: input.identifier }).update({ ...this.columns(input), updated_at: this.clock() });
-      if (changed === 0) throw this.notFound(input.identifier);
+      const where = { tenant, identifier: input.identifier };
+      const current = (await lockingRead(trx, trx(TABLE).where(where).first('email'))) as { email: string | null } | undefined;
+      if (!current) throw this.notFound(input.identifier);
+      await trx(TABLE).where(where).update({ ...this.columns(input, current.email), updated_at: this.clock() });
       await this.setGroups(trx, tenant, { ...input, roles: input.roles ?? [], teams: input.teams ?? [] });
       return this.get(tenant, input.identifier, trx);
     });
@@ -119,9 +142,9 @@ export class PrincipalInfoStore {
     });
   }
 
-  private columns(input: PrincipalInfoInput): Record<string, unknown> {
+  private columns(input: PrincipalInfoInput, storedEmail: string | null): Record<string, unknown> {
     const enabled = input.enabled === undefined ? {} : { enabled: input.enabled };
-    return { identifier: input.identifier, name: input.name, email: input.email, permissions: JSON.stringify(input.permissions), ...enabled };
+    return { identifier: input.identifier, name: input.name, email: resolveEmail(input.email, storedEmail), permissions: JSON.stringify(input.permissions), ...enabled };
   }
 
   /** Refuses unknown role and team names (naming them all) before writing the memberships. */

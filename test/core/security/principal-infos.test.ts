@@ -29,7 +29,7 @@ t.test('principal information: create, read, replace, delete; permissions apply 
   const created = await admin('POST', INFOS, { identifier: 'vault-app', contact: 'app@example.com', roles: ['schedulers'], teams: ['pki'] });
   t.equal(created.statusCode, 201, created.body);
   t.equal(created.headers['content-type'], 'application/json');
-  t.match(created.json(), { _id: /^[0-9a-f]{24}$/, identifier: 'vault-app', name: null, email: 'app@example.com', permissions: [], roles: ['schedulers'], teams: ['pki'] });
+  t.match(created.json(), { _id: /^[0-9a-f]{24}$/, identifier: 'vault-app', name: null, email: 'app@example.com', contact: 'app@example.com', permissions: [], roles: ['schedulers'], teams: ['pki'] });
   t.same((await admin('GET', `${INFOS}vault-app`)).json(), created.json());
   t.same(await groupsOf(kernel, 'vault-app'), ['role:schedulers', 'team:pki']);
 
@@ -50,7 +50,9 @@ t.test('principal information: create, read, replace, delete; permissions apply 
   t.equal((await alice('GET', TASKS)).statusCode, 200, 'now through the role');
   const self = (await alice('GET', '/api/v1/security/principals/self')).json();
   t.same(self.roles, ['schedulers']);
-  t.same(self.teams.map((x: { name: string; manager: boolean }) => [x.name, x.manager]), [['pki', true], ['web', false]]);
+  // Team names in teams, the team objects in teamInfos (whoami to a caller without the v2 SDK's Accept, 332a340).
+  t.same(self.teams, ['pki', 'web']);
+  t.same(self.teamInfos.map((x: { name: string; manager: boolean }) => [x.name, x.manager]), [['pki', true], ['web', false]]);
 
   // PUT replaces: omitted lists mean none.
   t.match((await admin('PUT', INFOS, { identifier: 'alice', email: 'alice@example.com' })).json(), { name: null, roles: [], teams: [], permissions: [] });
@@ -143,7 +145,7 @@ t.test('principal search pages with hasMore and count', async (t) => {
 
   const first = (await search({ query: 'user-02' })).json();
   t.same(first, {
-    results: [{ _id: first.results[0]._id, identifier: 'user-02', name: 'User 2', email: 'user-02@Example.com', permissions: [], roles: ['auditors'], teams: ['web'], enabled: true, creationDate: first.results[0].creationDate }],
+    results: [{ _id: first.results[0]._id, identifier: 'user-02', name: 'User 2', email: 'user-02@Example.com', contact: 'user-02@Example.com', permissions: [], roles: ['auditors'], teams: ['web'], enabled: true, creationDate: first.results[0].creationDate }],
     pageIndex: 1,
     pageSize: 50,
     hasMore: false,
@@ -167,6 +169,113 @@ t.test('principal search pages with hasMore and count', async (t) => {
     t.equal(res.statusCode, 400, name);
     t.equal(res.json().error, 'HTTP-003', name);
   }
+});
+
+t.test('Horizon search criteria: identifier, contact, role, team, strictSearch, sortedBy', async (t) => {
+  const { admin } = await setup(t);
+  await admin('POST', '/api/v1/security/roles/', { name: 'Auditors-EU', permissions: [] });
+  await admin('POST', '/api/v1/security/teams/', { name: 'pki-eu' });
+  const people: [string, string | null, string | null, string[], string[]][] = [
+    ['Zoe', 'Zoe', 'zoe@corp.example', ['auditors'], ['pki']],
+    ['adam', 'adam', 'ADAM@corp.example', ['schedulers', 'auditors'], ['web']],
+    ['adam.ops', null, null, ['Auditors-EU'], ['pki-eu', 'web']],
+    ['bob', 'Bob', 'bob@other.example', [], []],
+    ['x_y%', null, 'lit@corp.example', ['schedulers'], []],
+  ];
+  for (const [identifier, name, email, roles, teams] of people) {
+    const res = await admin('POST', INFOS, { identifier, name, email, roles, teams });
+    t.equal(res.statusCode, 201, res.body);
+  }
+  const search = (body: unknown) => admin('POST', `${INFOS}search`, body);
+  const ids = async (body: unknown) => {
+    const res = await search(body);
+    t.equal(res.statusCode, 200, res.body);
+    return (res.json().results as { identifier: string }[]).map((r) => r.identifier);
+  };
+
+  t.same(await ids({ identifier: 'ADAM' }), ['adam', 'adam.ops'], 'identifier: case-insensitive substring by default');
+  t.same(await ids({ identifier: 'adam', strictSearch: true }), ['adam'], 'strictSearch: the identifier exactly');
+  t.same(await ids({ identifier: 'ADAM', strictSearch: true }), [], 'strictSearch is case-sensitive (identifiers are)');
+  t.same(await ids({ identifier: 'adam', strictSearch: false }), ['adam', 'adam.ops']);
+  t.same(await ids({ identifier: '_y%' }), ['x_y%'], '% and _ are literal');
+  t.same(await ids({ contact: 'CORP.example' }), ['Zoe', 'adam', 'x_y%'], 'contact: case-insensitive substring of the email');
+  t.same(await ids({ contact: 'corp', strictSearch: true }), ['Zoe', 'adam', 'x_y%'], 'strictSearch does not apply to contact (Horizon: role, identifier, team)');
+  t.same(await ids({ role: 'auditors' }), ['Zoe', 'adam', 'adam.ops'], 'role: substring of a role name, case-insensitive');
+  t.same(await ids({ role: 'auditors', strictSearch: true }), ['Zoe', 'adam'], 'strictSearch: the role of exactly that name');
+  t.same(await ids({ role: 'Auditors', strictSearch: true }), [], 'strict role names are case-sensitive');
+  t.same(await ids({ team: 'pki' }), ['Zoe', 'adam.ops']);
+  t.same(await ids({ team: 'pki', strictSearch: true }), ['Zoe']);
+  t.same(await ids({ identifier: 'adam', role: 'sched', team: 'web' }), ['adam'], 'criteria combine (AND)');
+  t.same(await ids({ query: 'corp', role: 'schedulers', strictSearch: true }), ['adam', 'x_y%'], 'with the Certwright criteria too');
+  t.same(await ids({ identifier: '', contact: null, role: '', team: null, strictSearch: null }), ['Zoe', 'adam', 'adam.ops', 'administrator', 'bob', 'x_y%'], 'null and "" are no criterion');
+
+  // sortedBy.
+  t.same(await ids({ sortedBy: [{ element: 'identifier', order: 'Desc' }] }), ['x_y%', 'bob', 'administrator', 'adam.ops', 'adam', 'Zoe']);
+  t.same(await ids({ sortedBy: [{ element: 'identifier', order: 'Asc' }] }), ['Zoe', 'adam', 'adam.ops', 'administrator', 'bob', 'x_y%'], 'identifiers sort exactly (binary) on both engines');
+  t.same(await ids({ sortedBy: [{ element: 'name' }] }), ['adam.ops', 'x_y%', 'adam', 'administrator', 'bob', 'Zoe'], 'names case-insensitively, no name first, ties by identifier');
+  t.same(await ids({ sortedBy: [{ element: 'contact', order: 'desc' }] }), ['Zoe', 'x_y%', 'bob', 'adam', 'adam.ops', 'administrator'], 'contact sorts by the email; order in any case');
+  t.same(await ids({ role: 'a', sortedBy: [{ element: 'role', order: 'Asc' }] }), ['adam.ops', 'Zoe', 'adam'], 'role ascending: by first role name (binary: "Auditors-EU" < "auditors"), ties by identifier');
+  t.same(await ids({ role: 'a', sortedBy: [{ element: 'role', order: 'Desc' }] }), ['adam', 'Zoe', 'adam.ops'], 'role descending: by last role name');
+  t.same(await ids({ sortedBy: [{ element: 'team', order: 'Asc' }, { element: 'identifier', order: 'Desc' }] }), ['x_y%', 'bob', 'administrator', 'Zoe', 'adam.ops', 'adam'], 'no team first; then the next key');
+  const byDate = (await search({ sortedBy: [{ element: 'creationDate', order: 'Desc' }, { element: 'identifier', order: 'Asc' }] })).json().results as { identifier: string; creationDate: number }[];
+  t.equal(byDate.length, 6);
+  t.ok(
+    byDate.every((r, i) => i === 0 || byDate[i - 1]!.creationDate > r.creationDate || (byDate[i - 1]!.creationDate === r.creationDate && byDate[i - 1]!.identifier < r.identifier)),
+    'creationDate descending, then identifier ascending',
+  );
+  t.same(await ids({ sortedBy: [{ element: 'identifier', order: 'Desc' }], pageIndex: 2, pageSize: 4 }), ['adam', 'Zoe'], 'pages follow the sort');
+
+  const cases: [string, unknown, RegExp][] = [
+    ['unknown sort element', { sortedBy: [{ element: 'lastAuthentication', order: 'Asc' }] }, /sortedBy\[0\]\.element "lastAuthentication" is not one of identifier, name, email, contact, role, team, enabled, creationDate/],
+    ['sort element missing', { sortedBy: [{ order: 'Asc' }] }, /sortedBy\[0\]\.element is missing/],
+    ['bad order', { sortedBy: [{ element: 'identifier', order: 'Up' }] }, /sortedBy\[0\]\.order "Up" is not Asc or Desc/],
+    ['key order', { sortedBy: [{ element: 'role', order: 'KeyAsc' }] }, /not a key-value element/],
+    ['too many sort keys', { sortedBy: Array.from({ length: 9 }, () => ({ element: 'identifier', order: 'Asc' })) }, /at most 8/],
+    ['identifier too long', { identifier: 'x'.repeat(192) }, /identifier is 192 characters long, at most 191/],
+    ['contact too long', { contact: 'x'.repeat(321) }, /contact is 321 characters long, at most 320/],
+  ];
+  for (const [name, body, message] of cases) {
+    const res = await search(body);
+    t.equal(res.statusCode, 400, `${name}: ${res.body}`);
+    t.equal(res.headers['content-type'], 'application/problem+json', name);
+    t.equal(res.json().error, 'SEC-PRINC-002', name);
+    t.match(res.json().message, message, name);
+  }
+  for (const [name, body] of [
+    ['strictSearch not a boolean', { strictSearch: 'maybe' }],
+    ['role not a string', { role: { name: 'x' } }],
+    ['unknown key in a sort element', { sortedBy: [{ element: 'identifier', order: 'Asc', nulls: 'first' }] }],
+  ] as const) {
+    const res = await search(body);
+    t.equal(res.statusCode, 400, name);
+    t.equal(res.json().error, 'HTTP-003', name);
+  }
+});
+
+t.test('contact is answered with email and can be echoed back', async (t) => {
+  const { admin } = await setup(t);
+  const created = (await admin('POST', INFOS, { identifier: 'ivy', email: 'ivy@example.com' })).json();
+  t.match(created, { email: 'ivy@example.com', contact: 'ivy@example.com' }, 'contact: the email under its Horizon name');
+  t.match((await admin('POST', INFOS, { identifier: 'jack' })).json(), { email: null, contact: null }, 'none: both null');
+
+  const put = async (body: Record<string, unknown>) => {
+    const res = await admin('PUT', INFOS, body);
+    t.equal(res.statusCode, 200, res.body);
+    return res.json() as { email: string | null; contact: string | null };
+  };
+  const current = (await admin('GET', `${INFOS}ivy`)).json() as Record<string, unknown>;
+  t.match(await put(current), { email: 'ivy@example.com', contact: 'ivy@example.com' }, 'the GET answer PUT back as it is');
+  t.match(await put({ ...current, email: 'ivy@new.example' }), { email: 'ivy@new.example', contact: 'ivy@new.example' }, 'email edited, the stale contact echoed: the edit wins');
+  t.match(await put({ ...current, email: 'ivy@new.example', contact: 'ivy@contact.example' }), { email: 'ivy@contact.example' }, 'contact edited, email echoed: the edit wins');
+  t.match(await put({ identifier: 'ivy', email: 'ivy@contact.example', contact: null }), { email: null, contact: null }, 'contact cleared (SetContactNil), email echoed');
+  t.match(await put({ identifier: 'ivy', email: null, contact: 'ivy@back.example' }), { email: 'ivy@back.example' }, 'contact set, the null email echoed');
+  t.match(await put({ identifier: 'ivy', email: '', contact: 'ivy@back.example' }), { email: null, contact: null }, 'email cleared with "" (null), contact echoed');
+  const conflict = await admin('PUT', INFOS, { identifier: 'ivy', email: 'one@example.com', contact: 'two@example.com' });
+  t.equal(conflict.statusCode, 400, conflict.body);
+  t.equal(conflict.json().error, 'SEC-PRINC-002');
+  t.match(conflict.json().message, /email and contact \(the same field\) differ/);
+  t.equal((await admin('GET', `${INFOS}ivy`)).json().email, null, 'nothing written');
+  t.match((await admin('POST', INFOS, { identifier: 'kim', email: null, contact: 'kim@example.com' })).json(), { email: 'kim@example.com' }, 'create: a null email and a contact');
 });
 
 t.test('principal information routes need credentials and the principals permission', async (t) => {

@@ -52,7 +52,8 @@ t.test('teams: the standard set, validated, and members with their manager flag'
     { identifier: 'pat', manager: false },
   ]);
   const self = (await mia('GET', '/api/v1/security/principals/self')).json();
-  t.same(self.teams, [{ name: 'pki', displayName: [{ lang: 'en', value: 'PKI team' }], description: [], manager: true, externallyManaged: false }], 'self shows teams as objects with the manager flag');
+  t.same(self.teams, ['pki'], 'self names the teams');
+  t.same(self.teamInfos, [{ name: 'pki', displayName: [{ lang: 'en', value: 'PKI team' }], description: [], manager: true, externallyManaged: false }], 'and shows them as objects with the manager flag in teamInfos');
   t.same(self.roles, []);
   t.equal((await admin('GET', `${TEAMS}pki/members`)).statusCode, 200);
   t.equal((await mia('GET', `${TEAMS}pki/members`)).statusCode, 403, 'the configuration route is for configuration:teams holders only');
@@ -191,7 +192,7 @@ t.test('team migration renames or merges, memberships follow, listeners run in t
   ]);
   t.same(await memberships(kernel, 'security'), []);
   t.equal((await admin('GET', `${TEAMS}security`)).json().error, 'SEC-TEAM-003');
-  t.same((await mia('GET', '/api/v1/security/principals/self')).json().teams.map((x: { name: string; manager: boolean }) => [x.name, x.manager]), [['web', true]]);
+  t.same((await mia('GET', '/api/v1/security/principals/self')).json().teamInfos.map((x: { name: string; manager: boolean }) => [x.name, x.manager]), [['web', true]]);
   t.match(seen.at(-1), { previousTeam: 'security', newTeam: 'web', mode: 'merged', members: ['mia', 'pat'] });
   const event = await kernel.db.knex('events').where({ code: 'SEC-TEAM-MIGRATED' }).orderBy('seq', 'desc').first();
   t.match(event, { object_type: 'team', object_id: 'web', principal: 'administrator' });
