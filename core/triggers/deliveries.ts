@@ -100,10 +100,15 @@ export class DeliveryQueue {
     private readonly clock: () => number,
   ) {}
 
-  /** Queues deliveries; one whose dedupe key is already queued is skipped (its answered id then names no row). */
-  async enqueue(db: Knex | Knex.Transaction, deliveries: readonly NewDelivery[], options: { status?: DeliveryStatus } = {}): Promise<string[]> {
+  /**
+   * Queues deliveries; one whose dedupe key is already queued is skipped (its answered id then names no row).
+   * `claimedForMs` (a run, which attempts at once): the rows are written already claimed by the caller for
+   * that long (status sending, attempt 1), so no worker draining the queue can take them first.
+   */
+  async enqueue(db: Knex | Knex.Transaction, deliveries: readonly NewDelivery[], options: { status?: DeliveryStatus; claimedForMs?: number } = {}): Promise<string[]> {
     if (deliveries.length === 0) return [];
     const now = this.clock();
+    const claimed = options.claimedForMs !== undefined;
     const rows = deliveries.map((d) => ({
       id: newId(now),
       tenant: d.tenant,
@@ -115,10 +120,10 @@ export class DeliveryQueue {
       event_id: d.eventId,
       event_seq: d.eventSeq,
       certificate_id: d.certificateId,
-      status: options.status ?? 'pending',
-      attempts: 0,
+      status: claimed ? 'sending' : (options.status ?? 'pending'),
+      attempts: claimed ? 1 : 0,
       next_attempt_at: now,
-      lease_until: null,
+      lease_until: claimed ? now + options.claimedForMs! : null,
       last_error: null,
       history: '[]',
       created_at: now,

@@ -15,20 +15,28 @@ export interface RunRequest {
   certificate: CertificateObject | null;
   thresholdDays: number | null;
   principal: string | null;
+  /** A test run's dictionary (Horizon's TriggerTest): given to the channel in the event's payload as `dictionary`. */
+  dictionary?: Record<string, string>;
 }
 
 /**
  * Runs one trigger for one event now, as both run routes do: one attempt, no retry, whatever the
  * trigger's query says and even when it is disabled (an operator's explicit run). The delivery is
- * queued and claimed like any other, so it is in the deliveries' record; a run about a certificate
+ * written to the queue already claimed by this run (a worker draining the queue cannot take it first),
+ * so it is in the deliveries' record; a run about a certificate
  * also writes its trigger result. Each run appends TRIGGER-RUN (about the certificate, or about the
  * trigger for a test run).
  */
 export async function runTriggerNow(services: CoreServices, runtime: TriggerRuntime, run: RunRequest): Promise<AttemptOutcome> {
-  const { tenant, trigger, event, certificate, thresholdDays, principal } = run;
+  const { tenant, trigger, event, certificate, thresholdDays, principal, dictionary } = run;
   const now = services.clock();
   // The run is not an event of the store: the channel gets the event it would have got, built here.
-  const payload = { run: true, ...(certificate ? {} : { test: true }), ...(thresholdDays !== null ? { thresholdDays, ...(certificate ? { notAfter: certificate.notAfter } : {}) } : {}) };
+  const payload = {
+    run: true,
+    ...(certificate ? {} : { test: true }),
+    ...(thresholdDays !== null ? { thresholdDays, ...(certificate ? { notAfter: certificate.notAfter } : {}) } : {}),
+    ...(dictionary ? { dictionary } : {}),
+  };
   const synthetic: StoredEvent = {
     id: newId(now),
     seq: 0,
@@ -44,6 +52,7 @@ export async function runTriggerNow(services: CoreServices, runtime: TriggerRunt
     prevHash: '',
     hash: '',
   };
+  // Written already claimed: a worker nudged by another event must not take the run's delivery first.
   const [deliveryId] = await runtime.queue.enqueue(services.knex, [
     {
       tenant,
@@ -56,9 +65,9 @@ export async function runTriggerNow(services: CoreServices, runtime: TriggerRunt
       eventSeq: null,
       certificateId: certificate?._id ?? null,
     },
-  ]);
-  const delivery = await runtime.queue.claim(deliveryId!, runtime.worker.leaseMs);
-  if (!delivery) throw new Error('a run delivery was claimed by someone else');
+  ], { claimedForMs: runtime.worker.leaseMs });
+  const delivery = await runtime.queue.get(deliveryId!);
+  if (!delivery) throw new Error('the run delivery was not written');
   const outcome = await runtime.worker.attempt(delivery, 0, { trigger, event: synthetic });
   await services.events.append({
     tenant,

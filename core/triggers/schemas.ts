@@ -65,16 +65,33 @@ export const triggerInputSchema = {
 
 /**
  * PATCH on the collection: `{names, enabled}` enables or disables several triggers at once;
- * `{name}` alone runs that trigger now as a test (horizon-mcp simulate_trigger).
+ * `{name}` alone runs that trigger now as a test (horizon-mcp simulate_trigger); `{trigger}` runs the
+ * trigger given, unsaved (the v2 Go SDK's TriggerTest: docs/TriggerTestRequest.md {trigger, dictionary?}).
  */
 export const triggerPatchSchema = {
   type: 'object',
   additionalProperties: false,
-  anyOf: [{ required: ['names', 'enabled'] }, { required: ['name'] }],
+  anyOf: [{ required: ['names', 'enabled'] }, { required: ['name'] }, { required: ['trigger'] }],
   properties: {
     names: { type: 'array', minItems: 1, maxItems: 500, items: nameSchema },
     enabled: { type: 'boolean' },
     name: nameSchema,
+    trigger: { ...triggerInputSchema, description: 'The trigger to run, as POST takes it; not stored' },
+    dictionary: {
+      type: ['array', 'null'],
+      maxItems: 200,
+      items: { type: 'object', additionalProperties: false, properties: { key: { type: 'string', maxLength: 256 }, value: { type: ['string', 'null'], maxLength: 4096 } } },
+      description: "Horizon's test dictionary [{key, value}]: given to the channel in the test event's payload.dictionary ({key: value})",
+    },
+  },
+} as const;
+
+/** GET on the collection: Horizon's TriggerList filters (horizon-go v2 api_trigger.go TriggerListExecute: `types` repeated, `module`). */
+export const triggerListQuery = {
+  type: 'object',
+  properties: {
+    types: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 256 }, description: "Horizon trigger types (email, webhook, rest): repeated (types=email&types=rest) or comma-separated. Keeps the triggers written in Horizon's shape of those types." },
+    module: { type: 'string', maxLength: 64, description: 'Accepted; keeps every trigger (a Certwright trigger is not bound to a module)' },
   },
 } as const;
 

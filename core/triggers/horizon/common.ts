@@ -3,8 +3,11 @@ import { durationMs } from './duration.js';
 import { certwrightNameOf, HORIZON_TO_CERTWRIGHT, isHorizonEvent } from './events.js';
 import { isObject, refused } from './refuse.js';
 
-/** Keys every Horizon trigger subtype has besides name, type, events and retries. */
-export const COMMON_OPTION_KEYS = ['runPeriod', 'runOnRenewed', 'licenceUsagePercent', 'triggers'] as const;
+/**
+ * Keys every Horizon trigger subtype has besides name, type, events and retries. The licence-usage key has
+ * two spellings: `licenceUsagePercent` (horizon-mcp) and `licenseUsagePercent` (the v2 Go SDK's request models).
+ */
+export const COMMON_OPTION_KEYS = ['runPeriod', 'runOnRenewed', 'licenceUsagePercent', 'licenseUsagePercent', 'triggers'] as const;
 
 const DAY_MS = 86_400_000;
 const SUPPORTED = Object.keys(HORIZON_TO_CERTWRIGHT).join(', ');
@@ -42,7 +45,9 @@ export function commonOptions(body: Record<string, unknown>, events: readonly Tr
     throw refused('runPeriod', 'an on_expire trigger needs how long before expiry to notify (e.g. "30 days")');
   }
   if (body.runOnRenewed === false) throw refused('runOnRenewed', 'false has no counterpart: Certwright notifies of an expiring certificate even when it was renewed');
-  if (body.licenceUsagePercent !== undefined && body.licenceUsagePercent !== null) throw refused('licenceUsagePercent', 'licence-usage events have no Certwright counterpart');
+  for (const key of ['licenceUsagePercent', 'licenseUsagePercent']) {
+    if (body[key] !== undefined && body[key] !== null) throw refused(key, 'licence-usage events have no Certwright counterpart');
+  }
   const chained = body.triggers;
   if (chained !== undefined && chained !== null) {
     if (!isObject(chained)) throw refused('triggers', '{onTriggerError: [...]}');

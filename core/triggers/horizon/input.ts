@@ -5,7 +5,7 @@ import { secretFieldsOf, targetSchemaOf, type TriggerInput } from '../validate.j
 import { certwrightEvents, commonOptions, COMMON_OPTION_KEYS } from './common.js';
 import { EMAIL_OPTION_KEYS, emailMapping } from './email.js';
 import { refused } from './refuse.js';
-import { restMapping } from './rest.js';
+import { REST_STEP_KEYS, restMapping, sameJson } from './rest.js';
 import { HORIZON_THIRD_PARTY_TYPES, HORIZON_TYPES, type HorizonMapping, type HorizonType } from './state.js';
 import { WEBHOOK_OPTION_KEYS, webhookMapping } from './webhook.js';
 
@@ -15,7 +15,7 @@ type Body = Record<string, unknown>;
 const SUBTYPE_KEYS: Record<HorizonType, readonly string[]> = {
   email: ['emailTemplate', ...EMAIL_OPTION_KEYS],
   webhook: ['webhookTemplate', ...WEBHOOK_OPTION_KEYS],
-  rest: ['sequence'],
+  rest: ['sequence', ...REST_STEP_KEYS],
 };
 /** Every key of Horizon's shape that Certwright's shape does not have (`connector`: third-party types). */
 export const HORIZON_ONLY_KEYS: readonly string[] = [...new Set([...Object.values(SUBTYPE_KEYS).flat(), ...COMMON_OPTION_KEYS, 'connector'])];
@@ -25,10 +25,7 @@ const DERIVED_KEYS = ['channel', 'target', 'thresholds', 'triggerType'] as const
 /** A body is in Horizon's shape when it names a `type`: Certwright's own shape has none. */
 export const isHorizonShape = (body: Body): boolean => body.type !== undefined;
 
-/** Order-insensitive comparison of two JSON values (an echoed target may list its keys in another order). */
-const canonical = (v: unknown): string =>
-  Array.isArray(v) ? `[${v.map(canonical).join(',')}]` : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Body)[k])}`).join(',')}}` : JSON.stringify(v);
-const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
+const same = sameJson;
 
 /**
  * A body in Certwright's shape must not carry Horizon-only keys with a value: without `type` they
@@ -37,6 +34,19 @@ const same = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
 export function refuseStrayHorizonKeys(body: Body): void {
   const stray = HORIZON_ONLY_KEYS.find((k) => body[k] !== undefined && body[k] !== null);
   if (stray) throw refused(stray, "a key of Horizon's trigger shape: send the trigger's `type` with it, or leave it out");
+}
+
+/**
+ * A Horizon `type` Certwright has no counterpart for is a TRG-002 naming `field`: the third-party
+ * publication types by name, anything else as not one of email, webhook, rest. The routes call it before
+ * the schema (a third-party body carries keys of its own, such as `connector`, that the schema does not
+ * list), so such a body gets this answer rather than a schema error.
+ */
+export function refuseUnsupportedType(type: unknown, field = 'type'): asserts type is HorizonType {
+  if (typeof type === 'string' && HORIZON_THIRD_PARTY_TYPES.includes(type)) {
+    throw refused(field, `"${type}" (a third-party publication trigger) has no counterpart: Certwright has no third-party connectors yet; supported: ${HORIZON_TYPES.join(', ')}`);
+  }
+  if (typeof type !== 'string' || !(HORIZON_TYPES as readonly string[]).includes(type)) throw refused(field, `one of ${HORIZON_TYPES.join(', ')}`);
 }
 
 /**
@@ -50,11 +60,8 @@ export function refuseStrayHorizonKeys(body: Body): void {
  */
 export function horizonInput(services: Pick<CoreServices, 'provided' | 'plugins'>, body: Body, current: Trigger | undefined): TriggerInput {
   const type = body.type;
-  if (typeof type === 'string' && HORIZON_THIRD_PARTY_TYPES.includes(type)) {
-    throw refused('type', `"${type}" (a third-party publication trigger) has no counterpart: Certwright has no third-party connectors yet; supported: ${HORIZON_TYPES.join(', ')}`);
-  }
-  if (typeof type !== 'string' || !(HORIZON_TYPES as readonly string[]).includes(type)) throw refused('type', `one of ${HORIZON_TYPES.join(', ')}`);
-  const horizonType = type as HorizonType;
+  refuseUnsupportedType(type);
+  const horizonType: HorizonType = type;
   for (const key of HORIZON_ONLY_KEYS) {
     if (body[key] === undefined || body[key] === null) continue;
     if (!SUBTYPE_KEYS[horizonType].includes(key) && !(COMMON_OPTION_KEYS as readonly string[]).includes(key)) throw refused(key, `not a key of a ${horizonType} trigger`);
@@ -69,7 +76,7 @@ export function horizonInput(services: Pick<CoreServices, 'provided' | 'plugins'
       ? emailMapping(body)
       : horizonType === 'webhook'
         ? webhookMapping(body, secretFields)
-        : restMapping(body, current?.channel === 'webhook' && current.sealedSecrets.secret !== undefined);
+        : restMapping(body, current?.channel === 'webhook' && current.sealedSecrets.secret !== undefined, current?.horizon?.type === 'rest' ? current.horizon.fields.sequence : undefined);
 
   // What the trigger will show for the derived keys; a secret kept from the current trigger shows masked too.
   const secrets = secretFields(mapping.channel);

@@ -10,6 +10,8 @@ import { HORIZON_TO_CERTWRIGHT } from './events.js';
 const nullableBoolean = { type: ['boolean', 'null'] } as const;
 const duration = { type: ['string', 'null'], maxLength: 64, description: 'A Horizon FiniteDuration, e.g. "30 seconds", "30 days"' } as const;
 const KEPT = 'Kept and answered back; not acted on';
+const REST_TOP =
+  'the key of the one request, as in `sequence[0]` (same rules). Sent without `sequence`, the keys make the one-step sequence; sent with it (a GET echoes both), they must say the same or be left as the trigger shows them. Answered for every rest trigger, read from sequence[0] (method POST and authenticationType noauth when the step leaves them out; timeout and expectedHttpCodes null then)';
 
 export const horizonProperties = {
   type: {
@@ -31,8 +33,16 @@ export const horizonProperties = {
     type: 'array',
     maxItems: 20,
     items: { type: 'object', additionalProperties: true },
-    description: 'type rest: one request {url, method: POST, authenticationType: noauth, expectedHttpCodes (2xx only), timeout, headers: [{name, value}], payloadType, payload} → the webhook channel (a signed JSON POST of the event; a signing secret is generated). payloadType and payload are kept but the event JSON is sent. Several steps, other methods, authentication, credentials, proxies and templates in the URL or headers are refused.',
+    description:
+      'type rest: one request {url, method: POST, authenticationType: noauth, expectedHttpCodes (2xx only), timeout, headers: [{name, value}], payloadType, payload} → the webhook channel (a signed JSON POST of the event; a signing secret is generated). payloadType and payload are kept but the event JSON is sent. Several steps, other methods, authentication, credentials, proxies and templates in the URL or headers are refused. Horizon 2.9 and earlier put the request at the top level (url, method, …, below) instead: either form is accepted, and a rest trigger answers both.',
   },
+  url: { type: ['string', 'null'], maxLength: 2048, description: `type rest, the request at the top level (older shape): ${REST_TOP}` },
+  method: { type: ['string', 'null'], maxLength: 16, description: `type rest: ${REST_TOP}` },
+  authenticationType: { type: ['string', 'null'], maxLength: 32, description: `type rest: ${REST_TOP}` },
+  expectedHttpCodes: { type: ['array', 'null'], maxItems: 100, items: { type: 'integer' }, description: `type rest: ${REST_TOP}` },
+  headers: { type: ['array', 'null'], maxItems: 100, items: { type: 'object', additionalProperties: true }, description: `type rest: ${REST_TOP}` },
+  payloadType: { type: ['string', 'null'], maxLength: 64, description: `type rest: ${REST_TOP}` },
+  payload: { type: ['string', 'null'], maxLength: 65536, description: `type rest: ${REST_TOP}` },
   ifPkcs12: { ...nullableBoolean, description: `type email. ${KEPT}` },
   attachPemCertificate: { ...nullableBoolean, description: `type email. ${KEPT} (no attachment is sent)` },
   attachPemBundle: { ...nullableBoolean, description: `type email. ${KEPT}` },
@@ -43,14 +53,16 @@ export const horizonProperties = {
   runPeriod: { ...duration, description: 'on_expire: how long before expiry to notify, whole days ("30 days") → thresholds. Refused on other events.' },
   runOnRenewed: { ...nullableBoolean, description: 'on_expire: true is what Certwright does; false is refused' },
   licenceUsagePercent: { type: ['integer', 'null'], description: 'Refused unless null (licence-usage events have no counterpart)' },
+  licenseUsagePercent: { type: ['integer', 'null'], description: 'The same, as the v2 Go SDK spells it: refused unless null' },
   triggers: { type: ['object', 'null'], additionalProperties: true, description: '{onTriggerError}: refused unless empty (no trigger chaining)' },
-  proxy: { type: ['string', 'null'], description: 'type webhook: refused unless null (no HTTP proxies)' },
-  timeout: { ...duration, description: `type webhook. ${KEPT} (the channel instance's deadline applies)` },
+  proxy: { type: ['string', 'null'], description: 'type webhook, or rest at the top level: refused unless null (no HTTP proxies)' },
+  timeout: { ...duration, description: `type webhook: ${KEPT} (the channel instance's deadline applies). type rest at the top level: the request's deadline (as in sequence)` },
 } as const;
 
 /** Accepted on input only: refused with a TRG-002 naming them rather than as unknown keys. */
 export const horizonInputOnlyProperties = {
   connector: { type: ['string', 'null'], description: 'Third-party trigger types only: refused' },
+  credentials: { type: ['string', 'null'], description: 'type rest at the top level: refused unless null (Certwright stores no credentials for triggers)' },
   tenant: { type: ['string', 'null'], description: 'Horizon server field: ignored' },
 } as const;
 

@@ -172,3 +172,75 @@ t.test('PATCH on the collection: {names, enabled} as before, {name} runs the tri
   t.equal(byHorizonName.statusCode, 200, byHorizonName.body);
   t.match(byHorizonName.json().triggerResults, [{ name: 'probe', event: 'revoked', status: 'success' }]);
 });
+
+t.test('Horizon shape, v2 Go SDK forms: third-party bodies refused before the schema, REST at the top level, licenseUsagePercent, list types', async (t) => {
+  const { kernel } = await bootTriggers(t, {}, true);
+  const send = (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: object) => kernel.app.inject({ method, url, headers: ADMIN_HEADERS, ...(payload ? { payload } : {}) });
+
+  // A third-party model carries keys the schema does not list: still TRG-002 on `type`, on every write route.
+  const ldap = { name: 'x', type: 'ldappub', connector: 'directory', ldapAttribute: 'userCertificate' };
+  for (const [method, body, field] of [['POST', ldap, 'type'], ['PUT', ldap, 'type'], ['PATCH', { trigger: ldap }, 'trigger.type']] as const) {
+    const res = await send(method, URL, body);
+    t.equal(res.statusCode, 400, `${method}: ${res.body}`);
+    t.match(res.json(), { error: 'TRG-002', detail: new RegExp(`^${field.replace('.', '\\.')}: "ldappub" \\(a third-party`) });
+  }
+  t.match((await send('POST', URL, { name: 'x', type: 'carrier-pigeon', wings: 2 })).json(), { error: 'TRG-002', detail: /^type: one of email, webhook, rest/ }, 'an unknown type too');
+
+  const lic = await send('POST', URL, { ...EMAIL, name: 'lic', licenseUsagePercent: 80 });
+  t.match(lic.json(), { error: 'TRG-002', detail: /^licenseUsagePercent:/ }, "the Go SDK's spelling is refused as the MCP's is");
+  t.equal((await send('POST', URL, { ...EMAIL, name: 'lic', licenseUsagePercent: null })).statusCode, 201, 'null is accepted');
+
+  // REST: the older top-level request is the one-step sequence; a GET echo (both forms) round-trips.
+  const flat = { name: 'flat', type: 'rest', events: ['on_revoke'], url: 'https://deploy.example.com/hook', method: 'POST', authenticationType: 'noauth', expectedHttpCodes: [200], timeout: '10 seconds' };
+  const created = await send('POST', URL, flat);
+  t.equal(created.statusCode, 201, created.body);
+  t.match(created.json(), { sequence: [{ url: flat.url, method: 'POST', authenticationType: 'noauth', expectedHttpCodes: [200], timeout: '10 seconds' }], url: flat.url, target: { url: flat.url, timeoutMs: 10_000 } });
+  const got = (await send('GET', `${URL}flat`)).json() as Json;
+  const same = await send('PUT', URL, got);
+  t.equal(same.statusCode, 200, same.body);
+  t.same({ ...same.json(), updatedAt: 0 }, { ...got, updatedAt: 0 }, 'a round trip changes nothing');
+  // Both forms changed differently: which was meant is unknown.
+  const both = await send('PUT', URL, { ...got, url: 'https://a.example.com/x', sequence: [{ ...(got.sequence as Json[])[0], url: 'https://b.example.com/y' }] });
+  t.match(both.json(), { error: 'TRG-002', detail: /^url: differs from sequence\[0\]/ });
+  // A new sequence with the old top-level keys echoed: the sequence wins.
+  const newSeq = await send('PUT', URL, { ...got, sequence: [{ ...(got.sequence as Json[])[0], url: 'https://b.example.com/y' }] });
+  t.equal(newSeq.statusCode, 200, newSeq.body);
+  t.match(newSeq.json(), { url: 'https://b.example.com/y', target: { url: 'https://b.example.com/y' } });
+  t.match((await send('POST', URL, { ...flat, name: 'cred', credentials: 'svc' })).json(), { error: 'TRG-002', detail: /^credentials:/ }, 'top-level fields are named as sent');
+  t.match((await send('POST', URL, { name: 'none', type: 'rest', events: ['on_revoke'] })).json(), { error: 'TRG-002', detail: /^sequence: a REST notification needs its request/ });
+  t.match((await send('POST', URL, { ...EMAIL, name: 'stray', url: flat.url })).json(), { error: 'TRG-002', detail: /^url: not a key of a email trigger/ });
+
+  // GET ?types: Horizon types, repeated or comma-separated; a Certwright-shape trigger has none.
+  await createTrigger(kernel, { name: 'plain', channel: 'fixture', target: { key: uniqueKey('plain') }, events: ['revoked'] });
+  const names = async (query: string) => ((await send('GET', `${URL}${query}`)).json() as Json[]).map((x) => x.name);
+  t.same(await names(''), ['flat', 'lic', 'plain']);
+  t.same(await names('?types=email,rest'), ['flat', 'lic']);
+  t.same(await names('?types=rest&types=webhook'), ['flat']);
+  t.same(await names('?types=fixture'), [], 'a channel is not a Horizon type');
+  t.same(await names('?module=est'), ['flat', 'lic', 'plain'], 'module keeps every trigger');
+});
+
+t.test('PATCH {trigger, dictionary?}: runs the trigger given without storing it; the forms do not mix', async (t) => {
+  const { kernel, runtime } = await bootTriggers(t, {}, true);
+  const patch = (payload: object) => kernel.app.inject({ method: 'PATCH', url: URL, headers: ADMIN_HEADERS, payload });
+  const key = uniqueKey('hz-definition');
+  const run = await patch({ trigger: { name: 'draft', channel: 'fixture', target: { key }, events: ['revoked'] }, dictionary: [{ key: 'cn', value: 'a.example' }, { key: 'empty', value: null }] });
+  t.equal(run.statusCode, 200, run.body);
+  t.same(run.json(), { type: 'fixture', status: 'success', message: 'fixture: delivered', requestURL: '', name: 'draft', event: 'revoked', delivered: true, retryable: false, detail: 'fixture: delivered' });
+  t.match(fixtureRecord(key).delivered[0]?.event, { code: 'CERTIFICATE-REVOKED', certificate: null, trigger: { name: 'draft', event: 'revoked' }, payload: { run: true, test: true, dictionary: { cn: 'a.example', empty: '' } } });
+  t.equal((await kernel.app.inject({ method: 'GET', url: `${URL}draft`, headers: ADMIN_HEADERS })).statusCode, 404, 'not stored');
+  t.match(await runtime.queue.list('default', { triggerName: 'draft' }), [{ status: 'delivered', attempts: 1 }], 'recorded as a delivery');
+
+  // A stored trigger's own dictionary run ({name} + dictionary).
+  await createTrigger(kernel, { name: 'stored', channel: 'fixture', target: { key }, events: ['issued'] });
+  t.equal((await patch({ name: 'stored', dictionary: [{ key: 'k', value: 'v' }] })).statusCode, 200);
+  t.match(fixtureRecord(key).delivered[1]?.event.payload, { dictionary: { k: 'v' } });
+
+  for (const body of [{ trigger: { name: 'x', channel: 'fixture', target: { key }, events: ['revoked'] }, name: 'stored' }, { names: ['stored'], enabled: true, dictionary: [] }]) {
+    const res = await patch(body);
+    t.equal(res.statusCode, 400, res.body);
+    t.equal(res.json().error, 'TRG-002');
+  }
+  t.equal((await patch({ trigger: { name: 'x', channel: 'pigeon', target: {}, events: ['revoked'] } })).json().error, 'TRG-005', 'checked as POST checks it');
+  t.equal((await patch({ trigger: { name: 'x', channel: 'fixture', target: { key }, events: ['revoked'], colour: 'red' } })).json().error, 'HTTP-003', 'the same schema as POST');
+});
