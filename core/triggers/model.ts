@@ -1,5 +1,6 @@
 import type { TriggerEventName } from './events.js';
 import type { HorizonState } from './horizon/state.js';
+import { derivedHorizonOf } from './horizon/derived.js';
 import { horizonKeysOf } from './horizon/view.js';
 import { joinTarget, splitTarget } from './stored-extras.js';
 
@@ -36,7 +37,8 @@ export interface Trigger {
 /**
  * The API shape of a trigger: secret target fields that are set read `********`. `retries` when set;
  * for a trigger written in Horizon's shape also its Horizon keys (`type`, emailTemplate, …), `events`
- * then in Horizon's names (on_enroll, …).
+ * then in Horizon's names (on_enroll, …); so too, derived, for one written in Certwright's shape whose
+ * channel has a Horizon counterpart (horizonOf).
  */
 export interface TriggerView {
   _id: string;
@@ -114,20 +116,30 @@ export const rowOfTrigger = (t: Trigger): TriggerRow => ({
   updated_at: t.updatedAt,
 });
 
-export const viewOf = (t: Trigger): TriggerView => ({
-  _id: t.id,
-  name: t.name,
-  description: t.description,
-  enabled: t.enabled,
-  channel: t.channel,
-  target: { ...t.target, ...Object.fromEntries(Object.keys(t.sealedSecrets).map((k) => [k, SECRET_MASK])) },
-  events: t.events,
-  thresholds: t.thresholds,
-  query: t.query,
-  triggerType: t.triggerType,
-  createdAt: t.createdAt,
-  updatedAt: t.updatedAt,
-  ...(t.retries !== null ? { retries: t.retries } : {}),
-  // The stored target (not the masked one): the email title and body are read back from it, and it holds no secret.
-  ...(t.horizon ? horizonKeysOf(t.horizon, t.target, t.events) : {}),
-});
+/**
+ * The Horizon view a trigger answers: what it keeps of Horizon's shape, or for a trigger written in
+ * Certwright's shape the view derived from its channel and target (horizon/derived.ts; null for a channel
+ * without a Horizon counterpart, such as `log` or a third-party plugin's).
+ */
+export const horizonOf = (t: Trigger): HorizonState | null => t.horizon ?? derivedHorizonOf(t);
+
+export const viewOf = (t: Trigger): TriggerView => {
+  const horizon = horizonOf(t);
+  return {
+    _id: t.id,
+    name: t.name,
+    description: t.description,
+    enabled: t.enabled,
+    channel: t.channel,
+    target: { ...t.target, ...Object.fromEntries(Object.keys(t.sealedSecrets).map((k) => [k, SECRET_MASK])) },
+    events: t.events,
+    thresholds: t.thresholds,
+    query: t.query,
+    triggerType: t.triggerType,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    ...(t.retries !== null ? { retries: t.retries } : {}),
+    // The stored target (not the masked one): the email title and body are read back from it, and it holds no secret.
+    ...(horizon ? horizonKeysOf(horizon, t.target, t.events) : {}),
+  };
+};

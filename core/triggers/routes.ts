@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors/index.js';
 import type { CoreServices } from '../services.js';
 import { refuseUnsupportedType } from './horizon/input.js';
-import { viewOf, type Trigger } from './model.js';
+import { horizonOf, viewOf, type Trigger } from './model.js';
 import type { TriggerRuntime } from './runtime.js';
 import { nameParams, triggerInputSchema, triggerListQuery, triggerPatchSchema, triggerSchema } from './schemas.js';
 import { testRun, testRunDefinition, triggerTestResultSchema, type TestDictionary } from './test-run.js';
@@ -33,12 +33,14 @@ const refuseTestTypeFirst = async (request: FastifyRequest): Promise<void> => {
 
 /**
  * The `types` filter of the list: Horizon types (repeated `types=email&types=rest` as the v2 Go SDK sends
- * it, or comma-separated). A trigger written in Certwright's shape has no Horizon type: asked for types, it
- * is not listed. No `types` (or an empty one): every trigger.
+ * it, or comma-separated), matched against the `type` a trigger answers: kept, or derived from the channel of
+ * one written in Certwright's shape (email, rest for webhook, webhook for the chat channels). A trigger whose
+ * channel has no Horizon counterpart (log, a plugin's) has no type: asked for types, it is not listed. No
+ * `types` (or an empty one): every trigger.
  */
 function typesFilter(types: readonly string[] | undefined): ((t: Trigger) => boolean) | null {
   const wanted = new Set((types ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== ''));
-  return wanted.size === 0 ? null : (t) => t.horizon !== null && wanted.has(t.horizon.type);
+  return wanted.size === 0 ? null : (t) => wanted.has(horizonOf(t)?.type ?? '');
 }
 
 /**
@@ -63,7 +65,7 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
       tags,
       summary: 'List triggers',
       description:
-        "Every trigger, by name. `types` (Horizon's TriggerList filter; repeated or comma-separated) keeps the triggers written in Horizon's shape whose `type` is one of them (a trigger written in Certwright's shape has none and is left out). `module` is accepted and keeps every trigger: a Certwright trigger is not bound to a module (it runs for the certificates of every module its query lets through).",
+        "Every trigger, by name. `types` (Horizon's TriggerList filter; repeated or comma-separated) keeps the triggers whose `type` is one of them. A trigger written in Certwright's shape answers a `type` derived from its channel (email → email, slack/teams/mattermost → webhook, webhook → rest) with the matching template; one whose channel has no Horizon counterpart (log, a plugin's channel) has none and is left out. `module` is accepted and keeps every trigger: a Certwright trigger is not bound to a module (it runs for the certificates of every module its query lets through).",
       querystring: triggerListQuery,
       response: many,
     },
@@ -105,7 +107,7 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
       tags,
       summary: 'Replace the trigger named in the body',
       description:
-        "Either shape, as POST. Secret target fields left out or sent back as ******** keep their stored value (for the same channel); null clears one. In Horizon's shape, channel, target, thresholds and triggerType sent back unchanged from a GET are ignored (they derive from the Horizon keys); changed, they are refused. Written in Certwright's shape, a trigger drops its Horizon keys.",
+        "Either shape, as POST. Secret target fields left out or sent back as ******** keep their stored value (for the same channel); null clears one. In Horizon's shape, channel, target, thresholds and triggerType sent back unchanged from a GET are ignored (they derive from the Horizon keys); changed, they are refused. Written in Certwright's shape, a trigger drops its Horizon keys (it then answers the Horizon view derived from its channel, if any). The Horizon keys a trigger written in Certwright's shape answers, sent back unchanged, are ignored: the Certwright keys count and it stays in Certwright's shape; changed, the body counts as Horizon's shape.",
       body: triggerInputSchema,
       response: one,
     },

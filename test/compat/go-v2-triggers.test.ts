@@ -26,10 +26,14 @@
  * Deliveries of the test runs go to real local servers: an HTTP receiver (test/fixtures/channels/receiver.ts) for
  * the REST endpoint and Slack, and an SMTP server (test/fixtures/channels/smtp.ts).
  *
- * Known gap: TriggerList without `types`, when a trigger written in Certwright's shape ({channel, target, …}, no
- * `type`) exists, answers that trigger as it is; no oneOf member decodes it (every one requires `type` and the
- * subtype's template), so the Go call fails as a whole. With `types` (e.g. email, webhook, rest) it is left out
- * and the call succeeds. Triggers written through this SDK or the MCP are always in Horizon's shape.
+ * A trigger written in Certwright's shape ({channel, target, …}, no `type`) also answers a Horizon view derived
+ * from its channel (core/triggers/horizon/derived.ts): email → EmailNotificationResponse, slack/teams/mattermost →
+ * WebhookNotificationResponse (URL masked), webhook → RESTResponse (both versions). So TriggerList without
+ * `types` decodes with such triggers in it, and a GET → PUT of one (the view sent back unchanged) leaves it as it
+ * was, in Certwright's shape. Known gap: a trigger whose channel has no Horizon counterpart (`log`, a third-party
+ * plugin's channel) is answered in Certwright's shape alone; no oneOf member decodes it (every one requires `type`
+ * and the subtype's template), so TriggerList without `types` fails as a whole while one exists. With `types`
+ * (e.g. email, webhook, rest) it is left out and the call succeeds.
  * Not replayed: the third-party trigger members (AWS, AzureKeyVault, F5, GCM, IntunePKCS, LDAP, Netscaler):
  * Certwright refuses them (TRG-002, one test below).
  */
@@ -250,20 +254,111 @@ t.test('TriggerAPI.TriggerList — horizon-go docs/TriggerAPI.md:L220-L285 ([]Tr
   t.same(names(v2Ok(t, await v2('GET', '/api/v1/triggers?module=webra'))), names(all), 'module alone keeps every trigger');
 });
 
-t.test("TriggerAPI.TriggerList with a trigger written in Certwright's shape — horizon-go docs/TriggerAPI.md:L220-L285 (types leaves it out)", async (t) => {
-  const plain = await kernel.app.inject({
-    method: 'POST',
-    url: '/api/v1/triggers/',
-    headers: { host: 'localhost', 'content-type': 'application/json', 'x-api-id': 'administrator', 'x-api-key': TEST_ADMIN_SECRET },
-    payload: { name: 'cw-plain', channel: 'webhook', target: { url: `${receiver.base}/plain`, secret: 'a-signing-secret-of-some-length' }, events: ['revoked'] },
+/** Certwright's own API (not the SDK): a trigger written in Certwright's shape. */
+const ADMIN = { host: 'localhost', 'x-api-id': 'administrator', 'x-api-key': TEST_ADMIN_SECRET };
+async function certwrightPost(t: Test, body: Json): Promise<Json> {
+  const res = await kernel.app.inject({ method: 'POST', url: '/api/v1/triggers/', headers: { ...ADMIN, 'content-type': 'application/json' }, payload: body });
+  t.equal(res.statusCode, 201, res.body);
+  return res.json() as Json;
+}
+const certwrightDelete = async (name: string): Promise<number> => (await kernel.app.inject({ method: 'DELETE', url: `/api/v1/triggers/${name}`, headers: ADMIN })).statusCode;
+const CW_SLACK_PATH = '/slack/T000/B000/CW-PLAIN';
+const certwrightShaped: Json[] = [
+  {
+    name: 'cw-email',
+    channel: 'email',
+    target: { to: ['pki@example.com', '{{certificate.contactEmail}}'], cc: ['audit@example.com'], subject: 'Expiring: {{certificate.dn}}', html: '<p>{{certificate.daysLeft}} days</p>' },
+    events: ['expiring'],
+    thresholds: [30],
+    retries: 2,
+  },
+  { name: 'cw-slack', channel: 'slack', target: { url: `${receiver.base}${CW_SLACK_PATH}`, text: 'Revoked: {{certificate.dn}}\nSerial {{certificate.serial}}' }, events: ['revoked'] },
+  { name: 'cw-webhook', channel: 'webhook', target: { url: `${receiver.base}/plain`, secret: 'a-signing-secret-of-some-length', headers: { 'X-Team': 'pki' }, timeoutMs: 5000 }, events: ['revoked', 'issued'] },
+];
+
+t.test("TriggerAPI.TriggerList with triggers written in Certwright's shape (email, slack, webhook) — horizon-go docs/TriggerAPI.md:L220-L285: each decodes by its derived Horizon view", async (t) => {
+  for (const body of certwrightShaped) await certwrightPost(t, body);
+  const all = v2Ok(t, await v2('GET', '/api/v1/triggers'));
+  for (const item of all as Json[]) t.not(oneOfMembers(item).length, 0, `${item.name} decodes as TriggerList200ResponseInner`);
+  const byName = new Map((all as Json[]).map((i) => [i.name as string, i]));
+
+  const mail = byName.get('cw-email')!;
+  t.same(oneOfMembers(mail), ['EmailNotificationResponse']);
+  t.match(mail, { type: 'email', events: ['on_expire'], runPeriod: '30 days', retries: 2, channel: 'email', thresholds: [30], target: { subject: 'Expiring: {{certificate.dn}}' } });
+  t.same(mail.emailTemplate, {
+    from: '',
+    to: [{ type: 'static', email: 'pki@example.com' }, { type: 'contact' }],
+    cc: [{ type: 'static', email: 'audit@example.com' }],
+    isHtml: true,
+    title: 'Expiring: {{certificate.dn}}',
+    body: '<p>{{certificate.daysLeft}} days</p>',
   });
-  t.equal(plain.statusCode, 201, plain.body);
+
+  const slack = byName.get('cw-slack')!;
+  t.same(oneOfMembers(slack), ['WebhookNotificationResponse']);
+  t.match(slack, { type: 'webhook', events: ['on_revoke'], channel: 'slack' });
+  t.same(slack.webhookTemplate, { to: { type: 'static', webhook: { type: 'slack', url: '********' } }, title: 'Revoked: {{certificate.dn}}', body: 'Serial {{certificate.serial}}' });
+
+  const hook = byName.get('cw-webhook')!;
+  t.same(oneOfMembers(hook), ['RESTResponse (top level)', 'RESTResponse (sequence)']);
+  t.match(hook, { type: 'rest', events: ['on_revoke', 'on_enroll'], url: `${receiver.base}/plain`, method: 'POST', authenticationType: 'noauth', timeout: '5 seconds', headers: [{ name: 'X-Team', value: 'pki' }] });
+  t.same(hook.sequence, [{ url: `${receiver.base}/plain`, method: 'POST', authenticationType: 'noauth', headers: [{ name: 'X-Team', value: 'pki' }], timeout: '5 seconds' }]);
+  t.match(hook.target, { secret: '********' });
+  t.notMatch(JSON.stringify(all), /CW-PLAIN|a-signing-secret/, 'the Slack URL and the signing secret stay masked');
+
+  // Types filter on the derived type as well.
+  const names = (body: Json): string[] => (body as Json[]).map((i) => i.name as string).sort();
+  t.same(names(v2Ok(t, await v2('GET', '/api/v1/triggers?types=email'))), ['cw-email', 'go-email']);
+  t.same(names(v2Ok(t, await v2('GET', '/api/v1/triggers?types=webhook'))), ['cw-slack', 'go-webhook']);
+  t.same(names(v2Ok(t, await v2('GET', '/api/v1/triggers?types=rest'))), ['cw-webhook', 'go-rest-flat', 'go-rest-seq']);
+});
+
+t.test("TriggerAPI.TriggerGet → TriggerUpdate of a trigger written in Certwright's shape — horizon-go docs/TriggerAPI.md:L150-L217, L354-L417: the echo changes nothing", async (t) => {
+  // The row as the trigger runs on it: the target without its stored extras (retries, Horizon keys), which secret fields are sealed.
+  const stored = async (name: string): Promise<Json> => {
+    const row = (await kernel.db.knex('triggers').where({ name }).first('channel', 'target', 'target_secrets', 'events', 'thresholds', 'trigger_type')) as Json;
+    const { $extras, ...target } = JSON.parse(row.target as string) as Json;
+    return { ...row, target, target_secrets: Object.keys(JSON.parse(row.target_secrets as string) as Json).sort(), horizon: ($extras as Json | undefined)?.horizon ?? null };
+  };
+  for (const { name } of certwrightShaped) {
+    const before = await stored(name as string);
+    const got = v2Ok(t, await v2('GET', `/api/v1/triggers/${goPathEscape(name as string)}`));
+    // The SDK keeps Certwright's keys in AdditionalProperties and writes them back: the whole answer, keys sorted.
+    const echoed = v2Ok(t, await v2('PUT', '/api/v1/triggers', got));
+    t.same({ ...echoed, updatedAt: 0 }, { ...got, updatedAt: 0 }, `${name}: the answer is the same`);
+    t.same(await stored(name as string), before, `${name}: the stored trigger is the same (still in Certwright's shape, its secrets kept)`);
+
+    // The Horizon side alone sent back (a client that drops Certwright's keys), with new retries: only retries change.
+    const horizonOnly = Object.fromEntries(Object.entries(got).filter(([k]) => !['channel', 'target', 'thresholds', 'triggerType', 'query', 'description', 'enabled', '_id', 'createdAt', 'updatedAt'].includes(k)));
+    const retried = v2Ok(t, await v2('PUT', '/api/v1/triggers', { ...horizonOnly, retries: 4 }));
+    t.same({ ...retried, updatedAt: 0 }, { ...got, retries: 4, updatedAt: 0 }, `${name}: only retries changed`);
+    t.same(await stored(name as string), before, `${name}: channel, target and secrets kept`);
+  }
+
+  // The sealed Slack URL was kept: a test run of the stored trigger reaches it.
+  const run = v2Ok(t, await v2('PATCH', '/api/v1/triggers', { name: 'cw-slack' }));
+  t.match(run, { status: 'success' });
+  t.ok(receiver.received.some((r) => r.path === CW_SLACK_PATH), 'the stored Slack URL was called');
+
+  // A changed Horizon side counts: the trigger is then written in Horizon's shape (the derived keys sent back as shown).
+  const got = v2Ok(t, await v2('GET', `/api/v1/triggers/${goPathEscape('cw-slack')}`));
+  const retitled = v2Ok(t, await v2('PUT', '/api/v1/triggers', { ...got, webhookTemplate: { ...got.webhookTemplate, title: 'Revoked (v2): {{certificate.dn}}' } }));
+  t.match(retitled, { type: 'webhook', channel: 'slack', target: { url: '********', text: 'Revoked (v2): {{certificate.dn}}\nSerial {{certificate.serial}}' } });
+  t.same(oneOfMembers(retitled), ['WebhookNotificationResponse']);
+
+  for (const { name } of certwrightShaped) t.equal(await certwrightDelete(name as string), 204);
+});
+
+t.test("TriggerAPI.TriggerList with a trigger whose channel has no Horizon counterpart (log) — horizon-go docs/TriggerAPI.md:L220-L285 (types leaves it out)", async (t) => {
+  await certwrightPost(t, { name: 'cw-log', channel: 'log', target: {}, events: ['revoked'] });
   const typed = v2Ok(t, await v2('GET', '/api/v1/triggers?types=email&types=webhook&types=rest'));
-  t.notOk((typed as Json[]).some((i) => i.name === 'cw-plain'), 'no Horizon type: not listed when types are asked');
+  t.notOk((typed as Json[]).some((i) => i.name === 'cw-log'), 'no Horizon type: not listed when types are asked');
   for (const item of typed as Json[]) t.not(oneOfMembers(item).length, 0, `${item.name} decodes`);
   const all = v2Ok(t, await v2('GET', '/api/v1/triggers'));
-  t.ok((all as Json[]).some((i) => i.name === 'cw-plain' && !('type' in i)), "listed without types, in Certwright's shape (the known gap above)");
-  t.equal((await kernel.app.inject({ method: 'DELETE', url: '/api/v1/triggers/cw-plain', headers: { host: 'localhost', 'x-api-id': 'administrator', 'x-api-key': TEST_ADMIN_SECRET } })).statusCode, 204);
+  const log = (all as Json[]).find((i) => i.name === 'cw-log');
+  t.ok(log && !('type' in log), "listed without types, in Certwright's shape alone (the known gap above)");
+  t.same(oneOfMembers(log), [], 'no oneOf member decodes it: the unfiltered Go TriggerList fails while it exists');
+  t.equal(await certwrightDelete('cw-log'), 204);
 });
 
 t.test('TriggerAPI.TriggerGet — horizon-go docs/TriggerAPI.md:L150-L217 (TriggerUpdate200Response)', async (t) => {

@@ -1,12 +1,13 @@
 import type { CoreServices } from '../../services.js';
 import type { TriggerEventName } from '../events.js';
-import { SECRET_MASK, viewOf, type Trigger } from '../model.js';
+import { horizonOf, SECRET_MASK, viewOf, type Trigger } from '../model.js';
 import { secretFieldsOf, targetSchemaOf, type TriggerInput } from '../validate.js';
 import { certwrightEvents, commonOptions, COMMON_OPTION_KEYS } from './common.js';
 import { EMAIL_OPTION_KEYS, emailMapping } from './email.js';
 import { refused } from './refuse.js';
 import { REST_STEP_KEYS, restMapping, sameJson } from './rest.js';
 import { HORIZON_THIRD_PARTY_TYPES, HORIZON_TYPES, type HorizonMapping, type HorizonType } from './state.js';
+import { horizonKeysOf } from './view.js';
 import { WEBHOOK_OPTION_KEYS, webhookMapping } from './webhook.js';
 
 type Body = Record<string, unknown>;
@@ -71,12 +72,14 @@ export function horizonInput(services: Pick<CoreServices, 'provided' | 'plugins'
   const events = [...new Set(certwrightEvents(body.events as string[]))];
   const common = commonOptions(body, events as TriggerEventName[]);
   const secretFields = (channel: string): string[] => secretFieldsOf(targetSchemaOf(services, channel));
+  // What the trigger answers now, kept or derived (a trigger written in Certwright's shape: horizon/derived.ts).
+  const currentHorizon = current ? horizonOf(current) : null;
   const mapping: HorizonMapping =
     horizonType === 'email'
       ? emailMapping(body)
       : horizonType === 'webhook'
         ? webhookMapping(body, secretFields)
-        : restMapping(body, current?.channel === 'webhook' && current.sealedSecrets.secret !== undefined, current?.horizon?.type === 'rest' ? current.horizon.fields.sequence : undefined);
+        : restMapping(body, current?.channel === 'webhook' && current.sealedSecrets.secret !== undefined, currentHorizon?.type === 'rest' ? currentHorizon.fields.sequence : undefined);
 
   // What the trigger will show for the derived keys; a secret kept from the current trigger shows masked too.
   const secrets = secretFields(mapping.channel);
@@ -102,4 +105,35 @@ export function horizonInput(services: Pick<CoreServices, 'provided' | 'plugins'
     retries: (body.retries as number | null | undefined) ?? null,
     horizon: { type: horizonType, fields: { ...common.fields, ...mapping.fields } },
   };
+}
+
+/** A JSON value without its null (or absent) object keys, at every depth: a client may send null or leave out what it decoded as null. */
+const withoutNulls = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(withoutNulls) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null && x !== undefined).map(([k, x]) => [k, withoutNulls(x)])) : v;
+
+/**
+ * Whether the Horizon side of a body (`type` and every Horizon-only key) is what a trigger written in
+ * Certwright's shape answers now, derived from its channel and target (horizon/derived.ts): the client did
+ * not change it (a GET → PUT echoes it, a v2 Go client or horizon-mcp changing retries, events or the
+ * Certwright keys sends it back). It then yields to the Certwright side (certwrightSideOf), as a derived key
+ * equal to the current one yields to the Horizon side in horizonInput, and the trigger stays in Certwright's
+ * shape. `events` and `retries` are shared by both shapes, so not part of either side.
+ */
+export function horizonSideIsCurrent(body: Body, current: Trigger): boolean {
+  if (current.horizon !== null) return false;
+  const derived = horizonOf(current);
+  if (derived === null) return false;
+  const shown = horizonKeysOf(derived, current.target, current.events);
+  return ['type', ...HORIZON_ONLY_KEYS].every((key) => same(withoutNulls(body[key] ?? null), withoutNulls(shown[key] ?? null)));
+}
+
+/**
+ * The Certwright side of a body whose Horizon side is the current one: without the Horizon keys, and with
+ * the Certwright keys it leaves out (a client that sent only the Horizon shape back) as the trigger shows them.
+ */
+export function certwrightSideOf(body: Body, current: Trigger): TriggerInput {
+  const shown = viewOf(current);
+  const side: Body = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'type' && !HORIZON_ONLY_KEYS.includes(key)));
+  for (const key of DERIVED_KEYS) if (side[key] === undefined) side[key] = shown[key];
+  return side as unknown as TriggerInput;
 }

@@ -16,7 +16,7 @@ const REST_TOP =
 export const horizonProperties = {
   type: {
     type: 'string',
-    description: `Horizon's trigger type. Sent: the body is in Horizon's shape and the Certwright channel, target, thresholds and triggerType derive from it (email → email; webhook → slack, teams or mattermost after webhookTemplate.to.webhook.type; rest → webhook). One of ${HORIZON_TYPES.join(', ')}; ${HORIZON_THIRD_PARTY_TYPES.join(', ')} are refused (TRG-002). Answered for a trigger written in this shape.`,
+    description: `Horizon's trigger type. Sent: the body is in Horizon's shape and the Certwright channel, target, thresholds and triggerType derive from it (email → email; webhook → slack, teams or mattermost after webhookTemplate.to.webhook.type; rest → webhook). One of ${HORIZON_TYPES.join(', ')}; ${HORIZON_THIRD_PARTY_TYPES.join(', ')} are refused (TRG-002). Answered for a trigger written in this shape, and, derived from its channel (email; slack, teams, mattermost → webhook; webhook → rest), for one written in Certwright's shape (sent back unchanged with it, the Horizon keys are then ignored); a trigger whose channel has no counterpart (log, a plugin's) answers none.`,
   },
   retries: { type: ['integer', 'null'], minimum: 0, maximum: 1000, description: "Retries after a failed delivery (at most the configuration's triggers.delivery.retries are made); absent or null: the configured count" },
   emailTemplate: {

@@ -102,11 +102,15 @@ t.test('Horizon shape: an email trigger maps onto the email channel, answers bac
   t.same(smtp.delivered[0]!.envelope.to, ['owner@example.com'], 'to the contact; the team manager has no address in the event');
   t.match(smtp.delivered[0]!.parsed.html, /<p>[0-9a-fA-F]+<\/p>/, 'isHtml: the body is the html part');
 
-  // Written in Certwright's shape, the trigger is a Certwright trigger again: the Horizon keys go.
+  // Written in Certwright's shape, the trigger is a Certwright trigger again: the kept Horizon keys go; it answers
+  // the Horizon view derived from its channel instead (horizon/derived.ts).
   const plain = await kernel.app.inject({ method: 'PUT', url: URL, headers: ADMIN_HEADERS, payload: { name: 'hz-mail', channel: 'email', target: { to: ['ops@example.com'] }, events: ['imported'] } });
   t.equal(plain.statusCode, 200, plain.body);
-  t.notOk('type' in plain.json() || 'emailTemplate' in plain.json() || 'retries' in plain.json(), 'no Horizon keys, no retries');
-  t.same(plain.json().events, ['imported']);
+  t.notOk('attachPemBundle' in plain.json() || 'retries' in plain.json(), 'no kept Horizon keys, no retries');
+  t.match(plain.json(), { type: 'email', emailTemplate: { from: '', to: [{ type: 'static', email: 'ops@example.com' }], isHtml: false, title: '', body: null }, events: ['on_import'] }, 'the derived view');
+  const row2 = (await kernel.db.knex('triggers').where({ name: 'hz-mail' }).first('events', 'target')) as { events: string; target: string };
+  t.same(JSON.parse(row2.events), ['imported']);
+  t.same(JSON.parse(row2.target), { to: ['ops@example.com'] }, 'stored in Certwright\'s shape, no Horizon keys kept');
 });
 
 t.test('Horizon shape: on_expire with runPeriod is an expiring trigger with that threshold', async (t) => {
