@@ -1,5 +1,5 @@
 import { ProblemError } from '../../errors/index.js';
-import { parseFiniteDuration } from './duration.js';
+import { parseFiniteDuration } from '../../http/finite-duration.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { ProblemError } from '../../errors/index.js';
-import { parseFiniteDuration } from './duration.js';
+import { parseFiniteDuration } from '../../http/finite-duration.js';
 import { DEFAULT_QUEUE_LIMITS, DEFAULT_QUEUE_SETTINGS, type QueueRecord } from './model.js';
 import type { QueueFields } from './repository.js';
 

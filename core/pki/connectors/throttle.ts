@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
 import { isUniqueViolation } from '../../db/unique.js';
-import { parseFiniteDuration } from './duration.js';
+import { parseFiniteDuration } from '../../http/finite-duration.js';
 import type { QueueLimits } from './model.js';
 
 const SLOTS = 'pki_queue_slots';

@@ -1,5 +1,5 @@
 import { isTriggerEvent, type TriggerEventName } from '../events.js';
-import { durationMs } from './duration.js';
+import { parseFiniteDuration as durationMs } from '../../http/finite-duration.js';
 import { certwrightNameOf, HORIZON_TO_CERTWRIGHT, isHorizonEvent } from './events.js';
 import { isObject, refused } from './refuse.js';
 

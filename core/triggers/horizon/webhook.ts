@@ -1,5 +1,5 @@
 import { SECRET_MASK } from '../model.js';
-import { durationMs } from './duration.js';
+import { parseFiniteDuration as durationMs } from '../../http/finite-duration.js';
 import { isObject, refused } from './refuse.js';
 import type { HorizonMapping } from './state.js';
 
