@@ -117,19 +117,20 @@ const DUE_INDEX = 'scheduler_jobs_due';
 /**
  * Agenda's hot path (getNextJobToRun) on engines with SKIP LOCKED: one short transaction that reads the next
  * job with `… ORDER BY next_run_at, priority LIMIT 1 FOR UPDATE SKIP LOCKED`, locks it, and builds the locked
- * row in memory (BEGIN, SELECT, UPDATE, COMMIT: four round trips). So on MySQL, and on MariaDB when expired
- * locks are looked for too; MariaDB's plain due claims go through claimDueInOneStatement and PostgreSQL's
- * through claimReturning, one round trip each. The due branch (`locked_at IS NULL AND next_run_at <= ?`, no
- * NULL ordering needed) follows the index scheduler_jobs_due (name, disabled, locked_at, next_run_at, priority
- * DESC) in order, so the locking read stops at the first free row and concurrent pollers skip past it. Expired
- * locks, rare, are looked at first (when the caller asks) so a dead worker's job is not starved by a backlog.
+ * row in memory (BEGIN, SELECT, UPDATE, COMMIT: four round trips). So on MySQL only, which has no compound
+ * statements; MariaDB's claims go through claimInOneStatement and PostgreSQL's through claimReturning, one
+ * round trip each, because row locks held across round trips wait on the client: see claimInOneStatement.
+ * The due branch (`locked_at IS NULL AND next_run_at <= ?`, no NULL ordering needed) follows the index
+ * scheduler_jobs_due (name, disabled, locked_at, next_run_at, priority DESC) in order, so the locking read stops
+ * at the first free row and concurrent pollers skip past it. Expired locks, rare, are looked at first (when the
+ * caller asks) so a dead worker's job is not starved by a backlog.
  */
 export function claimSkippingLocked(knex: Knex, engine: Engine, request: ClaimRequest): Promise<{ row: JobRow; wasExpired: boolean } | undefined> {
   if (engine === 'postgres') return claimReturning(knex, request);
   return transact(knex, async (trx) => {
     const next = (nullsLast: boolean) => {
       // MySQL/MariaDB: see DUE_SCAN.
-      const table = engine === 'mysql' && !nullsLast ? trx.raw(`?? ${DUE_SCAN}`, [JOBS_TABLE]) : JOBS_TABLE;
+      const table = engine === 'mysql' ? trx.raw(`?? ${DUE_SCAN}`, [JOBS_TABLE]) : JOBS_TABLE;
       const qb = trx.select('*').from(table).where('name', request.name).where('disabled', false);
       // A running one-off job has no next run: among expired locks it comes last.
       if (nullsLast) qb.orderByRaw('(next_run_at IS NULL)');
@@ -170,56 +171,102 @@ async function claimReturning(knex: Knex, request: ClaimRequest): Promise<{ row:
 }
 
 /**
- * MySQL/MariaDB, the due branch: scheduler_jobs_due read as a range over its four leading columns, which starts
- * at the first non-NULL next_run_at. Left to itself, MariaDB (10.11) usually reads that index by `ref` on
- * (name, disabled, locked_at IS NULL) instead: from the start of those three columns, i.e. first through every
- * finished one-off job of the name (next_run_at NULL, sorting first), each locked and released again by the
- * locking read before the first due job is reached. Every claim then cost O(finished jobs kept in the table):
- * measured in bench/scheduler (2,000 jobs), ~150 index entries and ~550 row-lock requests per claim, a third of
- * the server's CPU.
+ * MySQL/MariaDB: both branches of a claim read scheduler_jobs_due, the entries of the one job name.
+ *
+ * The due branch: as a range over the index's four leading columns, which starts at the first non-NULL
+ * next_run_at. Left to itself, MariaDB (10.11) usually reads that index by `ref` on (name, disabled, locked_at
+ * IS NULL) instead: from the start of those three columns, i.e. first through every finished one-off job of the
+ * name (next_run_at NULL, sorting first), each locked and released again by the locking read before the first
+ * due job is reached. Every claim then cost O(finished jobs kept in the table): measured in bench/scheduler
+ * (2,000 jobs), ~150 index entries and ~550 row-lock requests per claim, a third of the server's CPU.
+ *
+ * The expired branch (`locked_at <= deadline`): left to itself, MariaDB reads scheduler_jobs_locked_at, the
+ * locks of every job name, and like any locking range read it locks the entry that ends the range too, even
+ * under READ COMMITTED: the oldest lock younger than the deadline, i.e. a job of any name running on some node
+ * now, whose end-of-run UPDATE then waited for the claim to end.
  */
 const DUE_SCAN = `FORCE INDEX (${DUE_INDEX})`;
 
-const dueClaimSql = new Map<string, string>();
+const claimSql = new Map<string, string>();
 
 /**
- * The due claim of claimSkippingLocked as one MariaDB anonymous compound statement (`BEGIN NOT ATOMIC … END`,
+ * A claim of claimSkippingLocked as one MariaDB anonymous compound statement (`BEGIN NOT ATOMIC … END`,
  * MariaDB ≥ 10.1; a single statement, so no multi-statement connection flag): the same transaction (locking
- * read with SKIP LOCKED, UPDATE, the locked row read back) in one round trip instead of four. Agenda fills its
- * queue one claim after another, so a claim's round trips are what a poller waits on between two jobs, and each
- * costs both processes a wake-up. Any error rolls the transaction back before it is raised again (a connection
- * never goes back to the pool inside it); a deadlock keeps its code, so retryOnConflict runs the claim again.
- * `from` (epoch ms) starts the scan at that next_run_at instead of the start of the due range (see ScanFloors).
+ * reads with SKIP LOCKED, expired locks first when asked, UPDATE, the locked row read back) in one round trip.
+ *
+ * Why one statement, and not only for speed: InnoDB keeps the row locks of a transaction until it ends, and a
+ * locking range read locks more than the row it returns: every entry it reads, including the one just past the
+ * range, which READ COMMITTED does not release either (for the due branch that is typically the name's next
+ * job not yet due, e.g. a repeating job's own row, even when nothing was due). A transaction sent statement by
+ * statement holds those locks while the client is between two of its statements, for as long as the client
+ * does not come back: a node whose event loop stalls (a synchronous job, a long GC pause, a test process in
+ * spawnSync) held them for the whole stall, and other nodes' statements on those rows waited for it. So a
+ * kernel booting beside a running one waited in `every()` (the UPDATE of a repeating job scans the name's
+ * entries of this index and waits on any of them locked) up to innodb_lock_wait_timeout, 50 s in CI; a node
+ * ending a run waited on an expired-lock look ending at its job (see DUE_SCAN). Run server-side as one
+ * statement, the transaction ends without waiting on the client: its locks last microseconds.
+ *
+ * Agenda fills its queue one claim after another, so a claim's round trips are also what a poller waits on
+ * between two jobs. Any error rolls the transaction back before it is raised again (a connection never goes
+ * back to the pool inside it); a deadlock keeps its code, so retryOnConflict runs the claim again. `from`
+ * (epoch ms) starts the due scan at that next_run_at instead of the start of the due range (see ScanFloors);
+ * it is not used with `request.expired`.
  */
-export async function claimDueInOneStatement(knex: Knex, request: ClaimRequest, from?: number): Promise<JobRow | undefined> {
+export async function claimInOneStatement(knex: Knex, request: ClaimRequest, from?: number): Promise<{ row: JobRow; wasExpired: boolean } | undefined> {
   const bounded = from !== undefined;
-  const key = `${request.nextRunDir} ${request.priorityDir} ${request.sessionReadCommitted} ${bounded}`;
-  let sql = dueClaimSql.get(key);
+  if (bounded && request.expired) throw new Error('a claim that looks for expired locks scans the whole due range');
+  const key = `${request.nextRunDir} ${request.priorityDir} ${request.sessionReadCommitted} ${bounded} ${request.expired}`;
+  let sql = claimSql.get(key);
   if (sql === undefined) {
-    const order = `next_run_at ${request.nextRunDir === 'asc' ? 'ASC' : 'DESC'}, priority ${request.priorityDir === 'asc' ? 'ASC' : 'DESC'}`;
+    const dir = (d: 'asc' | 'desc') => (d === 'asc' ? 'ASC' : 'DESC');
+    const order = `next_run_at ${dir(request.nextRunDir)}, priority ${dir(request.priorityDir)}`;
+    const due = [
+      `SELECT id INTO claimed FROM ${JOBS_TABLE} ${DUE_SCAN} WHERE name = ? AND disabled = 0 AND locked_at IS NULL`,
+      `AND next_run_at <= ?${bounded ? ' AND next_run_at >= ?' : ''} ORDER BY ${order} LIMIT 1 FOR UPDATE SKIP LOCKED;`,
+    ];
     sql = [
       'BEGIN NOT ATOMIC',
       `DECLARE claimed TYPE OF ${JOBS_TABLE}.id DEFAULT NULL;`,
+      'DECLARE was_expired TINYINT DEFAULT 0;',
       'DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;',
       // READ COMMITTED: see transact (Certwright's own connections already run it).
       ...(request.sessionReadCommitted ? [] : ['SET TRANSACTION ISOLATION LEVEL READ COMMITTED;']),
       'START TRANSACTION;',
-      `SELECT id INTO claimed FROM ${JOBS_TABLE} ${DUE_SCAN} WHERE name = ? AND disabled = 0 AND locked_at IS NULL`,
-      `AND next_run_at <= ?${bounded ? ' AND next_run_at >= ?' : ''} ORDER BY ${order} LIMIT 1 FOR UPDATE SKIP LOCKED;`,
+      ...(request.expired
+        ? [
+            // A running one-off job has no next run: among expired locks it comes last.
+            `SELECT id INTO claimed FROM ${JOBS_TABLE} ${DUE_SCAN} WHERE name = ? AND disabled = 0 AND locked_at <= ?`,
+            `ORDER BY (next_run_at IS NULL), ${order} LIMIT 1 FOR UPDATE SKIP LOCKED;`,
+            'IF claimed IS NOT NULL THEN SET was_expired = 1; ELSE',
+            ...due,
+            'END IF;',
+          ]
+        : due),
       'IF claimed IS NOT NULL THEN',
       `UPDATE ${JOBS_TABLE} SET locked_at = ?, last_modified_by = ?, updated_at = ? WHERE id = claimed;`,
-      `SELECT * FROM ${JOBS_TABLE} WHERE id = claimed;`,
+      `SELECT ${JOBS_TABLE}.*, was_expired AS claim_was_expired FROM ${JOBS_TABLE} WHERE id = claimed;`,
       'END IF;',
       'COMMIT;',
       'END',
     ].join('\n');
-    dueClaimSql.set(key, sql);
+    claimSql.set(key, sql);
   }
-  const bindings = [request.name, request.scanUntil, ...(bounded ? [from] : []), request.lockTime, request.lastModifiedBy, Date.now()];
+  const bindings = [
+    ...(request.expired ? [request.name, request.deadline] : []),
+    request.name,
+    request.scanUntil,
+    ...(bounded ? [from] : []),
+    request.lockTime,
+    request.lastModifiedBy,
+    Date.now(),
+  ];
   // mysql2 answers a statement that returned rows with [rows, status] (one entry per result), else a status alone.
   const [results] = (await retryOnConflict(() => knex.raw(sql, bindings))) as [unknown];
-  const rows = Array.isArray(results) && Array.isArray(results[0]) ? (results[0] as JobRow[]) : [];
-  return rows[0];
+  const rows = Array.isArray(results) && Array.isArray(results[0]) ? (results[0] as (JobRow & { claim_was_expired?: unknown })[]) : [];
+  const first = rows[0];
+  if (!first) return undefined;
+  const { claim_was_expired: wasExpired, ...row } = first;
+  return { row, wasExpired: Number(wasExpired) === 1 };
 }
 
 function shuffled<T>(items: T[]): T[] {

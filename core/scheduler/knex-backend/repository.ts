@@ -15,7 +15,7 @@ import {
 import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
 import { detectEngine, missingTableError, probeServer, retryOnConflict, type Engine, type LockStrategy, type ServerInfo } from './engine.js';
-import { claimDueInOneStatement, claimSkippingLocked, findAndLock, type ClaimRequest, type LockRequest } from './find-and-lock.js';
+import { claimInOneStatement, claimSkippingLocked, findAndLock, type ClaimRequest, type LockRequest } from './find-and-lock.js';
 import { dataContains, type SqlCondition } from './json-filter.js';
 import { JOBS_TABLE, newRow, rowToJob, savedColumns, STATE_COLUMNS, stateOf, toMillis, type JobRow, type StateRow, type StoredJob } from './rows.js';
 import { ScanFloors, type FloorScan } from './scan-floor.js';
@@ -214,7 +214,7 @@ export class KnexJobRepository implements JobRepository {
     let saved: StoredJob | undefined;
     if (job._id) saved = await this.updateById(job, String(job._id), by);
     else if (job.type === 'single') saved = await this.upsertSingle(job, by);
-    else if (job.unique) saved = (await saveUnique(this.knex, this.engine, job, job.unique, job.uniqueOpts, by)) ?? (await this.insert(job, by));
+    else if (job.unique) saved = await saveUnique(this.knex, this.engine, job, job.unique, job.uniqueOpts, by);
     else saved = await this.insert(job, by);
     if (saved && !saved.disabled) this.floors.lowered(saved.name, toMillis(saved.nextRunAt));
     // The stored data is the job's own data read back from JSON; DATA is the caller's claim about its shape.
@@ -230,54 +230,54 @@ export class KnexJobRepository implements JobRepository {
     });
   }
 
-  /** As the PostgreSQL backend: the user-editable fields and the failure fields; lock and run fields are the processor's. */
-  private updateById(job: JobParameters, id: string, by: string | null): Promise<StoredJob | undefined> {
-    return retryOnConflict(() =>
-      this.knex.transaction(async (trx) => {
-        const updated = affected(
-          await trx(JOBS_TABLE)
-            .where('id', id)
-            .where((qb) => whereTextEquals(qb, this.engine, 'name', job.name))
-            .update({
-              ...savedColumns(job, by),
-              fail_reason: job.failReason ?? null,
-              fail_count: job.failCount ?? null,
-              failed_at: toMillis(job.failedAt || null),
-              updated_at: Date.now(),
-            }),
-        );
-        if (updated === 0) return undefined;
-        return rowToJob((await trx(JOBS_TABLE).where('id', id).first()) as JobRow);
-      }),
+  /**
+   * As the PostgreSQL backend: the user-editable fields and the failure fields; lock and run fields are the
+   * processor's. The UPDATE and the read back are two statements, not one transaction: see saveUnique.
+   */
+  private async updateById(job: JobParameters, id: string, by: string | null): Promise<StoredJob | undefined> {
+    const updated = affected(
+      await retryOnConflict(() =>
+        this.knex(JOBS_TABLE)
+          .where('id', id)
+          .where((qb) => whereTextEquals(qb, this.engine, 'name', job.name))
+          .update({
+            ...savedColumns(job, by),
+            fail_reason: job.failReason ?? null,
+            fail_count: job.failCount ?? null,
+            failed_at: toMillis(job.failedAt || null),
+            updated_at: Date.now(),
+          }),
+      ),
     );
+    if (updated === 0) return undefined;
+    const row = (await this.knex(JOBS_TABLE).where('id', id).first()) as JobRow | undefined;
+    return row ? rowToJob(row) : undefined;
   }
 
   /**
    * One 'single' job per name (the unique single_key): insert, or update the existing one. A nextRunAt that is
    * now or past does not replace a stored one (COALESCE), so re-declaring `every()` at each start does not run
-   * the job at once when its next run is already planned.
+   * the job at once when its next run is already planned. The upsert and the read back are two statements, not
+   * one transaction: see saveUnique.
    */
-  private upsertSingle(job: JobParameters, by: string | null): Promise<StoredJob> {
+  private async upsertSingle(job: JobParameters, by: string | null): Promise<StoredJob> {
     const now = Date.now();
     const protectNextRunAt = job.nextRunAt ? (toMillis(job.nextRunAt) ?? now) <= now : false;
     const insertRow = newRow(newId(now), savedColumns(job, by), now, null);
-    return retryOnConflict(() =>
-      this.knex.transaction(async (trx) => {
-        const incoming = (column: string) => (this.engine === 'mysql' ? trx.raw('VALUES(??)', [column]) : trx.raw('??', [`excluded.${column}`]));
-        const merge: Record<string, Knex.Raw> = {};
-        for (const column of ['priority', 'repeat_timezone', 'repeat_interval', 'data', 'repeat_at', 'disabled', 'fork', 'last_modified_by', 'start_date', 'end_date', 'skip_days', 'updated_at']) {
-          merge[column] = incoming(column);
-        }
-        merge.next_run_at = protectNextRunAt ? trx.raw('COALESCE(??, ?)', [`${JOBS_TABLE}.next_run_at`, incoming('next_run_at')]) : incoming('next_run_at');
-        await trx(JOBS_TABLE).insert(insertRow).onConflict('single_key').merge(merge);
-        const row = (await trx(JOBS_TABLE).where('single_key', job.name).first()) as JobRow | undefined;
-        // A case-insensitive collation on single_key (MySQL's default) would have merged into another name's job.
-        if (!row || row.name !== job.name) {
-          throw new Error(`single job "${job.name}" collides with "${row?.name ?? '?'}": scheduler_jobs.single_key needs a binary (case-sensitive) collation`);
-        }
-        return rowToJob(row);
-      }),
-    );
+    const incoming = (column: string) => (this.engine === 'mysql' ? this.knex.raw('VALUES(??)', [column]) : this.knex.raw('??', [`excluded.${column}`]));
+    const merge: Record<string, Knex.Raw> = {};
+    for (const column of ['priority', 'repeat_timezone', 'repeat_interval', 'data', 'repeat_at', 'disabled', 'fork', 'last_modified_by', 'start_date', 'end_date', 'skip_days', 'updated_at']) {
+      merge[column] = incoming(column);
+    }
+    merge.next_run_at = protectNextRunAt ? this.knex.raw('COALESCE(??, ?)', [`${JOBS_TABLE}.next_run_at`, incoming('next_run_at')]) : incoming('next_run_at');
+    await retryOnConflict(() => this.knex(JOBS_TABLE).insert(insertRow).onConflict('single_key').merge(merge));
+    const row = (await this.knex(JOBS_TABLE).where('single_key', job.name).first()) as JobRow | undefined;
+    if (!row) throw new Error(`single job "${job.name}" was removed while it was saved`);
+    // A case-insensitive collation on single_key (MySQL's default) would have merged into another name's job.
+    if (row.name !== job.name) {
+      throw new Error(`single job "${job.name}" collides with "${row.name}": scheduler_jobs.single_key needs a binary (case-sensitive) collation`);
+    }
+    return rowToJob(row);
   }
 
   /** The processor's fields after a run or a touch; throws when the job is gone (Agenda relies on it). */
@@ -396,7 +396,8 @@ export class KnexJobRepository implements JobRepository {
         const row = await this.claimDue(request);
         return row ? rowToJob(row) : undefined;
       }
-      const claimed = await claimSkippingLocked(this.knex, this.engine, request);
+      // MariaDB: one statement (see claimInOneStatement: no lock may wait on this process between statements).
+      const claimed = info.compoundStatements ? await claimInOneStatement(this.knex, request) : await claimSkippingLocked(this.knex, this.engine, request);
       if (expired) this.expiredLooks.set(jobName, { at: Date.now(), found: claimed?.wasExpired === true });
       return claimed ? rowToJob(claimed.row) : undefined;
     }
@@ -413,19 +414,20 @@ export class KnexJobRepository implements JobRepository {
   }
 
   /**
-   * MariaDB's due claim (claimDueInOneStatement), its scan started at the name's floor when one is known (see
+   * MariaDB's due claim (claimInOneStatement), its scan started at the name's floor when one is known (see
    * ScanFloors); when nothing is lockable from there, the whole due range is scanned before answering "none".
    */
   private async claimDue(request: ClaimRequest): Promise<JobRow | undefined> {
+    const claim = (from?: number) => claimInOneStatement(this.knex, request, from).then((claimed) => claimed?.row);
     // The floor needs the default order (earliest first): the entries it skips are then at the start of the range.
-    if (request.nextRunDir !== 'asc') return claimDueInOneStatement(this.knex, request);
+    if (request.nextRunDir !== 'asc') return claim();
     const first = this.floors.begin(request.name);
     if (first.from !== undefined) {
-      const row = await this.scanned(first, claimDueInOneStatement(this.knex, request, first.from));
+      const row = await this.scanned(first, claim(first.from));
       if (row) return row;
     }
     const full = first.from === undefined ? first : this.floors.begin(request.name, true);
-    return this.scanned(full, claimDueInOneStatement(this.knex, request));
+    return this.scanned(full, claim());
   }
 
   private async scanned(scan: FloorScan, claim: Promise<JobRow | undefined>): Promise<JobRow | undefined> {

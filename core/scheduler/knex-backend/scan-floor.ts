@@ -1,6 +1,6 @@
 /**
  * Where a due claim's index scan may start, per job name: a lower bound on the next_run_at of every job of that
- * name this process knows to be lockable (InnoDB only; see claimDueInOneStatement).
+ * name this process knows to be lockable (InnoDB only; see claimInOneStatement).
  *
  * Why: claiming a job changes its locked_at, a column of scheduler_jobs_due, so InnoDB leaves the job's old
  * entry in that index delete-marked until its purge threads remove it, and they fall behind while jobs are
