@@ -41,6 +41,7 @@ import { registerKvExpiry } from './plugins/kv-expiry.js';
 import { registerTriggers } from './triggers/index.js';
 import { registerEnrollment, type Enrollment } from './enrollment/index.js';
 import type { CoreServices } from './services.js';
+import { DecodeWorkers } from './workers/index.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -76,6 +77,8 @@ export class Kernel {
     readonly security: SecurityCore,
     /** SQLite: the WAL checkpoints off the event loop (undefined on MySQL/MariaDB or when it could not start). */
     readonly checkpointer: WalCheckpointer | undefined,
+    /** The worker threads of CPU-heavy decodes (PKCS#12, large CRLs): started on first use, ended by stop(). */
+    readonly workers: DecodeWorkers,
   ) {}
 
   static async boot(options: BootOptions): Promise<Kernel> {
@@ -87,6 +90,7 @@ export class Kernel {
     const db = openDatabase({ url: config.database.url, dataDir: config.dataDir, pool: config.database.pool });
     let app: FastifyInstance | undefined;
     let checkpointer: WalCheckpointer | undefined;
+    const workers = new DecodeWorkers(config.workers, logger.child({ component: 'workers' }));
     try {
       const applied = await migrateLatest(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE);
       logger.info({ database: db.displayUrl, applied }, 'database ready');
@@ -150,6 +154,7 @@ export class Kernel {
         plugins: asValue(plugins),
         scheduler: asValue(scheduler),
         security: asValue(security),
+        workers: asValue(workers),
         clock: asValue(clock),
         hostPolicy: asValue(currentPolicy),
         setHostPolicy: asValue((next: HostPolicy) => {
@@ -185,7 +190,7 @@ export class Kernel {
       // The built-in report task type (Horizon's report task), before plugins register theirs.
       provided.taskTypes.add('core', REPORT_TASK, reportTaskType({ knex: db.knex, clock, config }));
       await app.register(taskRoutes, { tasks });
-      await registerPkiRoutes(app, { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler });
+      await registerPkiRoutes(app, { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler }, workers);
       const inventory = createInventory({ knex: db.knex, clock, events, logger: logger.child({ component: 'inventory' }) });
       container.register({ inventory: asValue(inventory) });
       await registerInventoryRoutes(app, inventory);
@@ -210,10 +215,11 @@ export class Kernel {
       // Jobs start last: every definition (core and plugins) is in place before the first poll.
       if (starting && config.scheduler.enabled) await scheduler.start();
 
-      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler, security, checkpointer);
+      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler, security, checkpointer, workers);
       return kernel;
     } catch (err) {
       await app?.close().catch(() => undefined);
+      await workers.stop();
       await checkpointer?.stop();
       await db.knex.destroy().catch(() => undefined);
       throw err;
@@ -222,6 +228,8 @@ export class Kernel {
 
   /** Opens the configured port; resolves with the address actually bound. */
   async listen(): Promise<string> {
+    // A served kernel keeps one decode thread ready (tests with injected requests start them on use).
+    this.workers.warm();
     return this.app.listen({ host: this.config.server.host, port: this.config.server.port });
   }
 
@@ -245,6 +253,8 @@ export class Kernel {
         clearTimeout(force);
         clearInterval(idle);
       }
+      // In-flight requests have answered: no decode is left on the pool's threads.
+      await this.workers.stop();
       await this.scheduler.stop();
       await this.plugins.stop();
       await this.checkpointer?.stop();

@@ -42,6 +42,16 @@ export interface CertwrightConfig {
     argon2: { memoryKiB: number; iterations: number; parallelism: number; maxConcurrent: number };
     throttle: { identifierFreeAttempts: number; addressFreeAttempts: number; identifierAlertAttempts: number; windowMs: number; maxLockMs: number };
   };
+  /** CPU-heavy decodes (PKCS#12, large CRLs and detections) on a pool of worker threads (core/workers). */
+  workers: {
+    /** Threads; null: one per core less one, at least one. */
+    size: number | null;
+    perPrincipal: number;
+    queue: number;
+    idleTimeoutMs: number;
+    /** Added to the threads' nice value (0: the event loop's priority). */
+    nice: number;
+  };
   plugins: {
     paths: string[];
     disabled: string[];

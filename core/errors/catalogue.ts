@@ -50,6 +50,9 @@ export const ERROR_CATALOGUE = {
   // Server.
   'SRV-001': { status: 500, title: 'Internal error', message: 'An internal error occurred; the request id identifies it in the logs' },
   'SRV-002': { status: 503, title: 'Not ready', message: 'The service is not ready' },
+  // The worker pool of CPU-heavy decodes (core/workers): full for everyone, or for this principal. Both carry Retry-After.
+  'SRV-003': { status: 503, title: 'Busy', message: 'Too many CPU-heavy decodes are waiting: retry later' },
+  'SRV-004': { status: 429, title: 'Too many decodes', message: 'This principal already has as many CPU-heavy decodes in flight as it may: retry later' },
   // Scheduled tasks.
   'SCHED-002': { status: 400, title: 'Invalid scheduled task', message: 'The scheduled task is not valid' },
   'SCHED-003': { status: 404, title: 'Scheduled task not found', message: 'No scheduled task has this name or id' },

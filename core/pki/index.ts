@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { EventStore } from '../events/store.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import type { DecodeWorkers } from '../workers/index.js';
 import { caRoutes } from './routes/ca-routes.js';
 import { crlCacheRoutes } from './routes/crl-cache-routes.js';
 import { decoderRoutes } from './routes/decoder-routes.js';
@@ -19,12 +20,19 @@ export interface PkiRouteContext {
   scheduler: Scheduler;
 }
 
+/** The decoder routes of CPU-heavy objects also get the kernel's worker pool. */
+export interface DecoderRouteContext extends PkiRouteContext {
+  workers: DecodeWorkers;
+}
+
 /**
  * The PKI toolkit's routes (DESIGN.md §3): decoders (X.509, CSR, CRL, PKCS#12, PKCS#7, OCSP, TSP,
- * OpenSSH, detect), CAs, trust chains and the CRL cache.
+ * OpenSSH, detect), CAs, trust chains and the CRL cache. PKCS#12 files, large CRLs and large detections
+ * decode on `workers`.
  */
-export async function registerPkiRoutes(app: FastifyInstance, ctx: PkiRouteContext): Promise<void> {
+export async function registerPkiRoutes(app: FastifyInstance, ctx: PkiRouteContext, workers: DecodeWorkers): Promise<void> {
+  const withWorkers: DecoderRouteContext = { ...ctx, workers };
   for (const routes of [decoderRoutes, rareDecoderRoutes, protocolDecoderRoutes, caRoutes, trustChainRoutes, crlCacheRoutes]) {
-    await app.register(routes, ctx);
+    await app.register(routes as (app: FastifyInstance, ctx: DecoderRouteContext) => Promise<void>, withWorkers);
   }
 }

@@ -7,7 +7,7 @@ import type { CertificateInfo } from '../x509/model.js';
 import { WorkBudget } from './budget.js';
 import { bmpPassword } from './kdf.js';
 import { describePrivateKey, type KeySummary } from './keys.js';
-import { macMatches, readMacData } from './mac.js';
+import { macMatches, readMacData, type MacData } from './mac.js';
 import { decryptPbe, wrongPassword, type EncryptionKind, type PasswordForms } from './pbe.js';
 
 export interface Pkcs12Key extends KeySummary {
@@ -72,7 +72,26 @@ export function decodePkcs12(input: Uint8Array, password: string): DecodedPkcs12
   }
 }
 
-function readPfx(der: Uint8Array, password: string): DecodedPkcs12 {
+/**
+ * What decodePkcs12 refuses before any key derivation, in the same order and with the same problems:
+ * framing (BER/DER, nesting), the PFX shape, another kind of object, the public-key integrity mode, an
+ * unsupported MAC, a MAC iteration count over the budget. It reads the bytes once and derives nothing, so
+ * the routes check it on the event loop: a malformed file answers at once and takes no place on the
+ * worker pool, where the key derivations run (core/workers).
+ */
+export function checkPkcs12Framing(input: Uint8Array): void {
+  let der = input;
+  try {
+    der = berToDer(input, MAX_DEPTH);
+    const { mac } = readFraming(der);
+    if (mac) new WorkBudget().kdfRounds(mac.iterations);
+  } catch (err) {
+    throw problemFor(err, der, 'pkcs12');
+  }
+}
+
+/** PFX { version 3, authSafe ContentInfo (data), macData OPTIONAL }: the authSafe content and the MAC data. */
+function readFraming(der: Uint8Array): { content: Uint8Array; mac: MacData | null } {
   const top = readTop(der, TAG.SEQUENCE, 'PFX');
   const [version, authSafe, macTlv, extra] = children(der, top);
   if (!version || !authSafe || extra) throw new DerError('PFX is version, authSafe and an optional macData', top.start);
@@ -81,8 +100,11 @@ function readPfx(der: Uint8Array, password: string): DecodedPkcs12 {
   const type = readOid(der, contentType ?? authSafe);
   if (type !== OID.data) throw new ProblemError('PKI-006', { detail: `authSafe of type ${type} (public-key integrity mode) is not supported` });
   const content = octets(der, explicitContent(der, explicit, authSafe));
+  return { content, mac: macTlv ? readMacData(der, macTlv) : null };
+}
 
-  const mac = macTlv ? readMacData(der, macTlv) : null;
+function readPfx(der: Uint8Array, password: string): DecodedPkcs12 {
+  const { content, mac } = readFraming(der);
   // OpenSSL tries an empty password both as "" (two zero bytes in BMP) and as no password at all.
   const candidates = password === '' ? [bmpPassword(''), bmpPassword('', true)] : [bmpPassword(password)];
   const budget = new WorkBudget();

@@ -1,18 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
-import { decodeCrl } from '../crl/decode.js';
-import { detect, typeOfLabel, wrongKind } from '../detect.js';
-import type { PkiRouteContext } from '../index.js';
-import { decodeInput, MAX_OBJECT_BYTES } from '../input.js';
-import { decodePkcs12 } from '../pkcs12/decode.js';
-import { crlView, crlViewSchema } from '../views/crl.js';
+import type { DecodeAnswer, DecodeTask } from '../../workers/index.js';
+import type { DecoderRouteContext } from '../index.js';
+import { MAX_OBJECT_BYTES } from '../input.js';
+import { crlViewSchema } from '../views/crl.js';
 import { decodedPkcs12Schema } from '../pkcs12/schema.js';
-import { pkcs12View } from '../views/pkcs12.js';
-import { DETECTED_TYPE_NAMES, detectionView } from '../views/detection.js';
+import { DETECTED_TYPE_NAMES } from '../views/detection.js';
 import { acceptMultipart, MultipartBody } from './multipart-body.js';
 
 const config = { capability: 'common', access: 'authenticated' } as const;
-const problem = { 400: { $ref: 'Problem#' } };
+/** 400 for bad input; 429 SRV-004 / 503 SRV-003 when the decode pool is full (core/workers). */
+const problem = { 400: { $ref: 'Problem#' }, 429: { $ref: 'Problem#' }, 503: { $ref: 'Problem#' } };
 
 /**
  * Raw bodies these routes read besides JSON, as bytes, in this plugin's scope only: DER under its
@@ -74,12 +72,13 @@ function bodyObject(body: unknown, fields: string[], what: string): string | Uin
   throw new ProblemError('PKI-001', { detail: `send the ${what} as a JSON string, as {"${fields[0]}": "…"}, or as a raw body` });
 }
 
-/** The DER of `input`, refusing a PEM block labelled as another kind before decoding it. */
-function derOf(input: string | Uint8Array, expected: 'crl' | 'pkcs12'): Uint8Array {
-  const { der, label } = decodeInput(input);
-  const kind = label === undefined ? undefined : typeOfLabel(label);
-  if (kind !== undefined && kind !== expected) throw wrongKind(expected, kind);
-  return der;
+/** Whose decodes these are, for the pool's per-principal limit (every route here is authenticated). */
+const callerOf = (request: FastifyRequest): string => (request.principal ? `${request.principal.tenant}\u0000${request.principal.identifier}` : `address\u0000${request.ip}`);
+
+/** A pooled answer already serialized (large CRLs and detections) goes out as its bytes; a view through the response schema. */
+function send(reply: FastifyReply, answer: DecodeAnswer): unknown {
+  if ('value' in answer) return answer.value;
+  return reply.type('application/json').send(answer.json);
 }
 
 /**
@@ -92,17 +91,22 @@ function derOf(input: string | Uint8Array, expected: 'crl' | 'pkcs12'): Uint8Arr
  * - POST /api/v1/crypto/detect: JSON {data} (string or JSON object), a bare JSON string, a JWK object,
  *   or any raw body.
  * Every bad input answers 400 with a PKI code; an unexpected decoder exception is logged (without the
- * body) and still answers 400 PKI-001, never 500.
+ * body) and still answers 400 PKI-001, never 500 (only a decode thread that dies answers 500 SRV-001).
+ *
+ * PKCS#12 files, and CRLs and detections of more than CRL_INLINE_MAX_BYTES, decode on the kernel's worker
+ * pool (core/workers), never on the event loop: a full pool answers 429 SRV-004 (this principal has as
+ * many decodes in flight as it may) or 503 SRV-003 (everyone's), with Retry-After.
  */
-export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteContext): Promise<void> {
+export async function rareDecoderRoutes(app: FastifyInstance, ctx: DecoderRouteContext): Promise<void> {
   for (const type of RAW_TYPES) {
     if (!app.hasContentTypeParser(type)) app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
   }
   acceptMultipart(app, BODY_LIMIT);
 
-  const guarded = <T>(request: FastifyRequest, run: () => T): T => {
+  /** The answer of the task `make` builds, decoded inline or on the pool; an unexpected exception is PKI-001. */
+  const decoded = async (request: FastifyRequest, reply: FastifyReply, make: () => DecodeTask): Promise<unknown> => {
     try {
-      return run();
+      return send(reply, await ctx.workers.decode(make(), callerOf(request)));
     } catch (err) {
       if (err instanceof ProblemError) throw err;
       request.log.warn({ err }, 'decoder failed on its input');
@@ -110,9 +114,9 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
     }
   };
 
-  const crlFromPath = (request: FastifyRequest) => {
+  const crlFromPath = (request: FastifyRequest, reply: FastifyReply) => {
     const params = request.params as { pem?: string; '*'?: string };
-    return guarded(request, () => crlView(decodeCrl(derOf(params.pem ?? params['*'] ?? '', 'crl'))));
+    return decoded(request, reply, () => ({ kind: 'crl', input: params.pem ?? params['*'] ?? '' }));
   };
   app.get('/api/v1/rfc5280/crl/:pem', {
     config,
@@ -122,10 +126,10 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
       params: { type: 'object', required: ['pem'], properties: { pem: { type: 'string', description: 'The PEM, percent-encoded' } } },
       response: { 200: crlViewSchema, ...problem },
     },
-    handler: async (request) => crlFromPath(request),
+    handler: async (request, reply) => crlFromPath(request, reply),
   });
   // A PEM whose slashes were not percent-encoded spans several path segments.
-  app.get('/api/v1/rfc5280/crl/*', { config, schema: { hide: true, response: { 200: crlViewSchema, ...problem } }, handler: async (request) => crlFromPath(request) });
+  app.get('/api/v1/rfc5280/crl/*', { config, schema: { hide: true, response: { 200: crlViewSchema, ...problem } }, handler: async (request, reply) => crlFromPath(request, reply) });
 
   app.post('/api/v1/rfc5280/crl', {
     config,
@@ -136,7 +140,7 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
       description: 'JSON: a string, or {"crl"|"pem"|"data"|"value": "…"}; a raw body: DER (application/pkix-crl, application/octet-stream) or PEM (text/plain, application/x-pem-file); or multipart/form-data with the CRL in part `crl` (as Horizon\'s MCP server uploads it).',
       response: { 200: crlViewSchema, ...problem },
     },
-    handler: async (request) => guarded(request, () => crlView(decodeCrl(derOf(bodyObject(request.body, ['crl', 'pem', 'data', 'value'], 'CRL'), 'crl')))),
+    handler: async (request, reply) => decoded(request, reply, () => ({ kind: 'crl', input: bodyObject(request.body, ['crl', 'pem', 'data', 'value'], 'CRL') })),
   });
 
   app.post('/api/v1/rfc5280/pkcs12', {
@@ -149,14 +153,14 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
         'JSON {"pkcs12": base64 or PEM, "password": "…"}, each also accepted as {"value": "…"}; or the raw file as application/x-pkcs12 with the password in the X-PKCS12-Password header. Multipart is not accepted. A wrong password is 400 PKI-003. Private keys are described, never returned.',
       response: { 200: decodedPkcs12Schema, ...problem },
     },
-    handler: async (request) =>
-      guarded(request, () => {
+    handler: async (request, reply) =>
+      decoded(request, reply, () => {
         const body = request.body;
         const raw = Buffer.isBuffer(body);
         const header = request.headers['x-pkcs12-password'];
         const password = raw ? (typeof header === 'string' ? header : '') : valueOf((body as { password?: unknown } | null)?.password ?? '');
         if (typeof password !== 'string') throw new ProblemError('PKI-003', { detail: 'the password must be a string' });
-        return pkcs12View(decodePkcs12(derOf(bodyObject(body, ['pkcs12', 'data'], 'PKCS#12 file'), 'pkcs12'), password));
+        return { kind: 'pkcs12', input: bodyObject(body, ['pkcs12', 'data'], 'PKCS#12 file'), password };
       }),
   });
 
@@ -169,18 +173,18 @@ export async function rareDecoderRoutes(app: FastifyInstance, _ctx: PkiRouteCont
       description: 'JSON {"data": "…"} (a string, or a JWK object), a bare JSON string, a JWK, any raw body (DER or text), or multipart/form-data with the object in part `file` (as Horizon\'s MCP server uploads it). PEM is decided by its label; other input by its DER structure. Answers {type, value} as Horizon\'s clients read them, with encoding, label and details.',
       response: { 200: detectionSchema, ...problem },
     },
-    handler: async (request) =>
-      guarded(request, () => {
+    handler: async (request, reply) =>
+      decoded(request, reply, (): DecodeTask => {
         const body = request.body instanceof MultipartBody ? request.body.object(['file', 'data']) : request.body;
         if (Buffer.isBuffer(body) || typeof body === 'string') {
           if (body.length === 0) throw new ProblemError('PKI-001', { detail: 'empty body' });
-          return detectionView(detect(body), body);
+          return { kind: 'detect', input: body };
         }
         if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProblemError('PKI-001', { detail: 'send {"data": "…"}, a JSON string, a JWK or a raw body' });
         const data = (body as { data?: unknown }).data;
-        if (data === undefined) return detectionView(detect(body as Record<string, unknown>), body as Record<string, unknown>);
-        if (typeof data === 'string' && data.length > 0) return detectionView(detect(data), data);
-        if (typeof data === 'object' && data !== null && !Array.isArray(data)) return detectionView(detect(data as Record<string, unknown>), data as Record<string, unknown>);
+        if (data === undefined) return { kind: 'detect', input: body as Record<string, unknown> };
+        if (typeof data === 'string' && data.length > 0) return { kind: 'detect', input: data };
+        if (typeof data === 'object' && data !== null && !Array.isArray(data)) return { kind: 'detect', input: data as Record<string, unknown> };
         throw new ProblemError('PKI-001', { detail: '"data" must be a non-empty string or a JSON object' });
       }),
   });
