@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { sqliteRegexp } from '../query/sqlite-regexp.js';
 import { createPrivateSqliteFile } from './file-modes.js';
 
@@ -42,29 +43,38 @@ const PAGE_CACHE_KIB = 64 * 1024;
 
 /** Prepared statements kept per SQLite connection (by SQL text, least recently used dropped first). */
 const STATEMENT_CACHE = 256;
+/**
+ * Characters of SQL text the kept statements add up to at most, and the longest SQL kept at all. A prepared
+ * statement's native memory grows with its text (SQLite's program: about 15 bytes per character of SQL, 85 for a
+ * long `in (?, ?, …)` list: 820 KB for 5,000 placeholders), and the count alone did not bound it: 256 distinct
+ * large searches (a query may bind up to 30,000 values) pinned hundreds of MB outside the JavaScript heap
+ * (issue 24: +71 MB outside the heap from 40,000 to 60,000 requests of bench/soak.ts). The statements that
+ * repeat (enrollment writes, reads by id, paged searches) are short: 89 characters at the median, 1,500 at the
+ * most, so 256 of them fit; long texts are the ones that vary from call to call (their lists). Worst case kept:
+ * about 11 MB. A statement not kept is freed with its JavaScript object, at the next scavenge.
+ */
+export const STATEMENT_CACHE_MAX_CHARS = 128 * 1024;
+export const STATEMENT_CACHE_MAX_SQL = 4 * 1024;
 
 /**
  * knex prepares every statement it runs on better-sqlite3 afresh (`connection.prepare(sql)` per query):
  * a profile of an enrollment spent 12% of its CPU there. The same SQL text gets the same prepared statement
  * back instead: knex runs it to completion at once (all() or run(), synchronous, one connection), so one is
  * never in use twice, and SQLite re-prepares a statement by itself after a schema change. Nothing here sets
- * safeIntegers per query (knex would then change it on the shared statement).
+ * safeIntegers per query (knex would then change it on the shared statement). Answers what the cache holds
+ * (tests of its bounds).
  */
-function cacheStatements(conn: { prepare(sql: string): unknown }): void {
+export function cacheStatements(conn: { prepare(sql: string): unknown }): () => { entries: number; chars: number } {
   const prepare = conn.prepare.bind(conn);
-  const cache = new Map<string, unknown>();
+  const cache = new LRUCache<string, object>({ max: STATEMENT_CACHE, maxSize: STATEMENT_CACHE_MAX_CHARS, sizeCalculation: (_statement, sql) => sql.length || 1 });
   conn.prepare = (sql: string): unknown => {
     const cached = cache.get(sql);
-    if (cached !== undefined) {
-      cache.delete(sql);
-      cache.set(sql, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const statement = prepare(sql);
-    cache.set(sql, statement);
-    if (cache.size > STATEMENT_CACHE) cache.delete(cache.keys().next().value!);
+    if (sql.length <= STATEMENT_CACHE_MAX_SQL && typeof statement === 'object' && statement !== null) cache.set(sql, statement);
     return statement;
   };
+  return () => ({ entries: cache.size, chars: cache.calculatedSize });
 }
 
 export function sqliteFileOf(url: string | null, dataDir: string): string {

@@ -6,7 +6,13 @@ import type { CertwrightConfig, EndpointEntry } from '../config/index.js';
  * when set, else from the basic `allowedHosts` list (every capability).
  */
 const NONE: ReadonlySet<Capability> = new Set();
-const RAW_HOST_MEMO = 1024;
+/**
+ * The memo of raw Host values: at most RAW_HOST_MEMO of them (then it starts again), each at most
+ * RAW_HOST_MEMO_MAX_LENGTH characters (a DNS name has at most 253, plus a port). A Host header may run to the
+ * header size limit (16 KB): 1,024 of those kept 16 MB for values no client sends twice (issue 24).
+ */
+export const RAW_HOST_MEMO = 1024;
+export const RAW_HOST_MEMO_MAX_LENGTH = 270;
 
 export class HostPolicy {
   private readonly byHost: Map<string, ReadonlySet<Capability>>;
@@ -47,10 +53,17 @@ export class HostPolicy {
     let caps = this.byRawHost.get(key);
     if (caps === undefined) {
       caps = this.byHost.get(normaliseHost(key)) ?? NONE;
-      if (this.byRawHost.size >= RAW_HOST_MEMO) this.byRawHost.clear();
-      this.byRawHost.set(key, caps);
+      if (key.length <= RAW_HOST_MEMO_MAX_LENGTH) {
+        if (this.byRawHost.size >= RAW_HOST_MEMO) this.byRawHost.clear();
+        this.byRawHost.set(key, caps);
+      }
     }
     return this.anyOf(caps, capabilities);
+  }
+
+  /** Raw Host values memoised now (tests of the bound). */
+  get memoSize(): number {
+    return this.byRawHost.size;
   }
 
   private anyOf(caps: ReadonlySet<Capability> | undefined, capabilities: readonly Capability[]): boolean {

@@ -17,3 +17,13 @@ export const MAX_REGEX_LENGTH = 512;
 export const PARSE_CACHE_SIZE = 500;
 /** Longer texts are not cached (500 of them at 1 MB would pin 500 MB). */
 export const PARSE_CACHE_MAX_TEXT = 10_000;
+/**
+ * Characters of query text a language's parse cache holds at most, all entries together (each counts its length
+ * plus PARSE_CACHE_ENTRY_CHARS). The count alone did not bound memory: a checked tree weighs about 8 bytes per
+ * character of its text (an `in` list of 10,000 characters: 84 KB, plus the text as key), so 500 distinct texts
+ * just under PARSE_CACHE_MAX_TEXT pinned about 47 MB per language (issue 24: a soak of distinct long queries).
+ * 500,000 characters is about 5 MB per language, and still every one of 500 queries of up to 900 characters.
+ */
+export const PARSE_CACHE_MAX_CHARS = 500_000;
+/** What an entry counts beyond its text: a one-character query still costs a tree and a map slot. */
+export const PARSE_CACHE_ENTRY_CHARS = 100;

@@ -1,9 +1,10 @@
+import { LRUCache } from 'lru-cache';
 import type { parser } from 'peggy';
 import type { ProblemError } from '../errors/index.js';
 import { foundAt, invalidQuery, oneOf } from './failure.js';
 import { closeFieldNames, operatorsOf, resolveField, type FieldRef } from './fields.js';
 import { GrammarSyntaxError, parseRaw, type RawField, type RawNode } from './grammar.js';
-import { MAX_DEPTH, MAX_QUERY_LENGTH, PARSE_CACHE_MAX_TEXT, PARSE_CACHE_SIZE } from './limits.js';
+import { MAX_DEPTH, MAX_QUERY_LENGTH, PARSE_CACHE_ENTRY_CHARS, PARSE_CACHE_MAX_CHARS, PARSE_CACHE_MAX_TEXT, PARSE_CACHE_SIZE } from './limits.js';
 import { regexOf, scalarOf } from './values.js';
 import type { QueryLanguage, QueryNode } from './types.js';
 
@@ -18,11 +19,7 @@ export function parseQuery(text: string | null | undefined, language: QueryLangu
   if (text.length > MAX_QUERY_LENGTH) throw invalidQuery(`the query is longer than ${MAX_QUERY_LENGTH} characters`, { position: MAX_QUERY_LENGTH });
   const cache = cacheOf(language);
   const cached = cache.get(text);
-  if (cached) {
-    cache.delete(text);
-    cache.set(text, cached);
-    return cached;
-  }
+  if (cached) return cached;
   let raw: RawNode;
   try {
     raw = parseRaw(text, MAX_DEPTH);
@@ -30,18 +27,28 @@ export function parseQuery(text: string | null | undefined, language: QueryLangu
     throw syntaxProblem(err, text);
   }
   const tree = checked(raw, language, text);
-  if (text.length <= PARSE_CACHE_MAX_TEXT) {
-    if (cache.size >= PARSE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    cache.set(text, tree);
-  }
+  if (text.length <= PARSE_CACHE_MAX_TEXT) cache.set(text, tree);
   return tree;
 }
 
-const caches = new WeakMap<QueryLanguage, Map<string, QueryNode>>();
-function cacheOf(language: QueryLanguage): Map<string, QueryNode> {
+/**
+ * Per language, least recently used first out, bounded twice: PARSE_CACHE_SIZE entries and PARSE_CACHE_MAX_CHARS
+ * characters of text (trees weigh in proportion to their text; see limits.ts).
+ */
+const caches = new WeakMap<QueryLanguage, LRUCache<string, QueryNode>>();
+function cacheOf(language: QueryLanguage): LRUCache<string, QueryNode> {
   let cache = caches.get(language);
-  if (!cache) caches.set(language, (cache = new Map()));
+  if (!cache) {
+    cache = new LRUCache<string, QueryNode>({ max: PARSE_CACHE_SIZE, maxSize: PARSE_CACHE_MAX_CHARS, sizeCalculation: (_tree, text) => text.length + PARSE_CACHE_ENTRY_CHARS });
+    caches.set(language, cache);
+  }
   return cache;
+}
+
+/** What a language's parse cache holds now: entries and the characters they count (tests of the bounds). */
+export function parseCacheUsage(language: QueryLanguage): { entries: number; chars: number } {
+  const cache = caches.get(language);
+  return { entries: cache?.size ?? 0, chars: cache?.calculatedSize ?? 0 };
 }
 
 function syntaxProblem(err: unknown, text: string): ProblemError {

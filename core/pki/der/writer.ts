@@ -72,7 +72,17 @@ export function smallInt(n: number): Uint8Array {
   return tlv(TAG.INTEGER, Uint8Array.from(bytes));
 }
 
+/**
+ * Encodings by dotted text, bounded by count (OID_CACHE_MAX) and by the length of what is kept (OID_CACHE_MAX_TEXT):
+ * texts can come from requests (an otherName SAN's OID), and a text of any length up to the body limit was kept
+ * (issue 24: 4,096 entries of up to a megabyte each). Real OIDs are far shorter; longer ones are encoded each time.
+ */
+const OID_CACHE_MAX = 4096;
+export const OID_CACHE_MAX_TEXT = 128;
 const oidCache = new Map<string, Uint8Array>();
+
+/** Entries in the OID encoding cache (tests of its bounds). */
+export const oidCacheSize = (): number => oidCache.size;
 
 /** OBJECT IDENTIFIER from dotted text (encodings are cached: issuance repeats the same few dozen). */
 export function oid(dotted: string): Uint8Array {
@@ -94,7 +104,8 @@ export function oid(dotted: string): Uint8Array {
   push(arcs[0]! * 40 + arcs[1]!);
   for (const a of arcs.slice(2)) push(a);
   const out = tlv(TAG.OID, Uint8Array.from(body));
-  if (oidCache.size < 4096) oidCache.set(dotted, out);
+  // Once full it keeps what it has: the OIDs issuance repeats are the first ever encoded.
+  if (oidCache.size < OID_CACHE_MAX && dotted.length <= OID_CACHE_MAX_TEXT) oidCache.set(dotted, out);
   return out;
 }
 

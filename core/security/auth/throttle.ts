@@ -34,11 +34,21 @@ interface Row {
 }
 
 /**
+ * Locks kept in memory at most. Each is one (identifier, address) pair or one address, so without a bound a
+ * spray of failed logins from many addresses (or many X-Forwarded-For values behind a trusted proxy) grew the
+ * map for good: an entry went only when a later request asked for the same key after its lock ended (issue 24).
+ * The database stays the authority: a lock dropped here still answers 429 to every request that reaches the
+ * database check; only a request whose exact secret is in the verified-key cache (it knew the secret) skips it.
+ */
+export const SEEN_LOCKS_MAX = 10_000;
+
+/**
  * Brute-force throttling of logins per (identifier, client address) and per client address. Counters live in the
  * database so every node enforces the same locks (DESIGN.md §4); the locks this node has seen are also
  * kept in memory, so requests answered from the verified-key cache are held to them without a query.
  */
 export class LoginThrottle {
+  /** Key → the time its lock ends; in the order the locks were last set (oldest first). */
   private readonly seen = new Map<string, number>();
 
   constructor(
@@ -67,10 +77,32 @@ export class LoginThrottle {
     let wait = 0;
     for (const r of rows) {
       const until = Number(r.locked_until);
-      this.seen.set(r.key, until);
+      this.remember(r.key, until, now);
       wait = Math.max(wait, until - now);
     }
     return wait;
+  }
+
+  /** Locks held in memory now (tests of the bound). */
+  get seenSize(): number {
+    return this.seen.size;
+  }
+
+  /**
+   * Keeps `key`'s lock in memory, within SEEN_LOCKS_MAX: when full, ended locks go first, then the locks set
+   * longest ago, down to nine tenths of the bound (so a full map is swept once per SEEN_LOCKS_MAX / 10 new locks).
+   */
+  private remember(key: string, until: number, now: number): void {
+    this.seen.delete(key);
+    if (this.seen.size >= SEEN_LOCKS_MAX) {
+      for (const [k, u] of this.seen) if (u <= now) this.seen.delete(k);
+      let drop = this.seen.size - Math.floor(SEEN_LOCKS_MAX * 0.9);
+      for (const k of this.seen.keys()) {
+        if (drop-- <= 0) break;
+        this.seen.delete(k);
+      }
+    }
+    this.seen.set(key, until);
   }
 
   /** Counts a failure for each key; past the free attempts, locks it for twice the previous lock. */
@@ -81,7 +113,7 @@ export class LoginThrottle {
       const key = keyOf(k);
       const free = k.kind === 'address' ? this.settings.addressFreeAttempts : this.settings.identifierFreeAttempts;
       const lockMs = await this.count(key, (failures) => (failures > free ? Math.min(1000 * 2 ** (failures - free - 1), maxLockMs) : 0), windowMs, now);
-      if (lockMs > 0) this.seen.set(key, now + lockMs);
+      if (lockMs > 0) this.remember(key, now + lockMs, now);
     }
   }
 
