@@ -42,6 +42,7 @@ import { registerTriggers } from './triggers/index.js';
 import { registerEnrollment, type Enrollment } from './enrollment/index.js';
 import type { CoreServices } from './services.js';
 import { DecodeWorkers } from './workers/index.js';
+import { bootstrapConfigObjects, createConfigRegistry, mountConfigRoutes, type ConfigRegistry } from './config-objects/index.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -79,6 +80,8 @@ export class Kernel {
     readonly checkpointer: WalCheckpointer | undefined,
     /** The worker threads of CPU-heavy decodes (PKCS#12, large CRLs): started on first use, ended by stop(). */
     readonly workers: DecodeWorkers,
+    /** Every configuration type and the one implementation of their operations (core/config-objects). */
+    readonly configObjects: ConfigRegistry,
   ) {}
 
   static async boot(options: BootOptions): Promise<Kernel> {
@@ -202,8 +205,19 @@ export class Kernel {
       await registerTriggers(app, services);
       const enrollment: Enrollment = await registerEnrollment(app, services, security);
       container.register({ enrollment: asValue(enrollment) });
+      const configObjects = createConfigRegistry({ knex: db.knex, clock, secrets, events, logger: logger.child({ component: 'configuration' }), provided });
+      container.register({ configObjects: asValue(configObjects) });
 
       if (!options.withoutPlugins) await plugins.load();
+      // Plugins' configuration types next to the core's, then the standard set of every one.
+      for (const type of provided.configTypes.types()) {
+        try {
+          configObjects.declare(provided.configTypes.get(type)!, provided.configTypes.pluginOf(type));
+        } catch (err) {
+          plugins.degradeById(provided.configTypes.pluginOf(type)!, `configuration type refused: ${(err as Error).message}`);
+        }
+      }
+      mountConfigRoutes(app, configObjects);
       for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);
       await app.ready();
       const starting = !options.withoutPlugins && options.startPlugins !== false;
@@ -212,10 +226,12 @@ export class Kernel {
       if (starting) await security.bootstrap('default');
       // First start: a local CA and a `default` profile, so a new installation can enroll at once.
       if (starting) await enrollment.bootstrap('default');
+      // First start: the default storage and the system configuration entries.
+      if (starting) await bootstrapConfigObjects(configObjects, 'default');
       // Jobs start last: every definition (core and plugins) is in place before the first poll.
       if (starting && config.scheduler.enabled) await scheduler.start();
 
-      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler, security, checkpointer, workers);
+      kernel = new Kernel(config, logger, container, db, app, plugins, provided, events, secrets, scheduler, security, checkpointer, workers, configObjects);
       return kernel;
     } catch (err) {
       await app?.close().catch(() => undefined);

@@ -9,6 +9,7 @@ import { INVENTORY_ERRORS } from '../inventory/errors.js';
 import { PKI_ERRORS } from '../pki/errors.js';
 import { QUERY_ERRORS } from '../query/errors.js';
 import { SECURITY_ERRORS } from '../security/errors.js';
+import { CONFIG_OBJECT_ERRORS } from '../config-objects/errors.js';
 
 /**
  * Every error code the API answers, in one place: the HTTP status, the title, and the default message.
@@ -79,6 +80,8 @@ export const ERROR_CATALOGUE = {
   ...PROFILE_ERRORS,
   // Requests, workflows, challenges (core/requests/errors.ts).
   ...REQUEST_ERRORS,
+  // Configuration export/import and the cookbook (core/config-objects/errors.ts).
+  ...CONFIG_OBJECT_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, type ErrorCode } from './catalogue.js';
+import { ERROR_CATALOGUE, type CatalogueEntry, type ErrorCode } from './catalogue.js';
 
 /** The body of every error answer (client-compat §6), sent as application/problem+json. */
 export interface ProblemBody {
@@ -19,22 +19,26 @@ export class ProblemError extends Error {
   constructor(
     readonly code: ErrorCode,
     options: { message?: string; detail?: string; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    /** A code declared at run time (a plugin's configuration type); catalogued codes leave it out. */
+    entry: CatalogueEntry = ERROR_CATALOGUE[code],
   ) {
-    const entry = ERROR_CATALOGUE[code];
     super(options.message ?? entry.message);
     this.name = 'ProblemError';
     this.status = entry.status;
+    this.title = entry.title;
     this.detail = options.detail;
     this.headers = options.headers;
     this.extra = options.extra;
   }
   readonly detail: string | undefined;
+  readonly title: string;
   readonly headers: Record<string, string> | undefined;
   /** Extension members of the body (RFC 9457 §3.2, e.g. a query error's `position`); never override the standard ones. */
   readonly extra: Record<string, unknown> | undefined;
 
   toBody(): ProblemBody {
-    const body = problemBody(this.code, { message: this.message, detail: this.detail });
+    const body: ProblemBody = { error: this.code, message: this.message, title: this.title, status: this.status };
+    if (this.detail !== undefined) body.detail = this.detail;
     if (this.extra) for (const [name, value] of Object.entries(this.extra)) if (!(name in body) && !STANDARD_MEMBERS.has(name)) Object.assign(body, { [name]: value });
     return body;
   }

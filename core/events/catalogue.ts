@@ -39,7 +39,20 @@ const securityChange = (code: string, objectType: string, what: string, payload:
 
 const L = LIFECYCLE_EVENT_CODES;
 
+/** Configuration objects of the registry (core/config-objects): the principal is who changed them. */
+const configChange = (code: string, what: string): EventCodeEntry => ({
+  code,
+  module: 'configuration',
+  description: what,
+  statuses: ['success'],
+  objectType: 'the configuration type (credential, http-proxy, storage, …)',
+  payload: { type: 'The configuration type', name: 'The object\'s name (its key)', changed: 'Names of the fields set or changed (never their values)' },
+});
+
 export const EVENT_CATALOGUE: readonly EventCodeEntry[] = [
+  configChange('CONFIG-CREATED', 'A configuration object was created (API, import or first start)'),
+  configChange('CONFIG-UPDATED', 'A configuration object was changed'),
+  configChange('CONFIG-DELETED', 'A configuration object was deleted'),
   // Certificates (inventory, request workflows, expiry, discovery).
   {
     code: L.imported,

@@ -11,6 +11,7 @@ import type {
   TriggerChannel,
   PluginManifest,
   TaskType,
+  ConfigObjectType,
 } from '@certwright/sdk';
 
 /** A type name → implementation map that remembers which plugin provided each entry. */
@@ -55,6 +56,7 @@ export class ProvidedServices {
   readonly thirdPartyConnectors = new ProvidedRegistry<InstanceFactory<ThirdPartyConnector>>('third-party connector');
   readonly storages = new ProvidedRegistry<InstanceFactory<StorageBackend>>('storage');
   readonly taskTypes = new ProvidedRegistry<TaskType>('scheduled task type');
+  readonly configTypes = new ProvidedRegistry<ConfigObjectType>('configuration type');
 
   /** The registries handed to one plugin: every entry is attributed to it. */
   registriesFor(manifest: PluginManifest): PluginRegistries {
@@ -74,6 +76,7 @@ export class ProvidedServices {
       thirdPartyConnectors: { register: (type, factory) => this.thirdPartyConnectors.add(id, type, factory) },
       storages: { register: (type, factory) => this.storages.add(id, type, factory) },
       taskTypes: { register: (type, taskType) => this.taskTypes.add(id, type, taskType) },
+      configTypes: { declare: (type) => this.configTypes.add(id, type.type, type) },
     };
   }
 
@@ -87,6 +90,7 @@ export class ProvidedServices {
       this.thirdPartyConnectors,
       this.storages,
       this.taskTypes,
+      this.configTypes,
     ] as ProvidedRegistry<unknown>[]) {
       registry.removePlugin(pluginId);
     }

@@ -1,3 +1,4 @@
+import type { ConfigObjectType } from './config-objects.js';
 import type { promises as dnsPromises } from 'node:dns';
 import type { PluginManifest } from './manifest.js';
 import type { DcvProvider, DcvProvisioner } from './contracts/dcv.js';
@@ -41,6 +42,8 @@ export interface PluginRegistries {
   storages: { register(type: string, factory: InstanceFactory<StorageBackend>): void };
   /** Types of scheduled task (/api/v1/scheduler/tasks/) this plugin runs. */
   taskTypes: { register(type: string, taskType: TaskType): void };
+  /** Configuration object types this plugin declares: the kernel serves their standard set (config-objects.ts). */
+  configTypes: { declare(type: ConfigObjectType): void };
 }
 
 /** HTTP client that only reaches the hosts named in the manifest's `egress`. */

@@ -16,6 +16,7 @@ export type * from './contracts/third-party-connector.js';
 export type * from './contracts/protocol.js';
 export type * from './contracts/storage.js';
 export type * from './contracts/jobs.js';
+export type * from './config-objects.js';
 export { DEFAULT_EGRESS_POLICY, egressPolicyFrom } from './egress-policy.js';
 export type { EgressPolicy, ConfiguredRequest, ConfiguredResponse } from './egress-policy.js';
 export { postJson, deliveryFromStatus, deliveryFromError } from './channels/http-delivery.js';

@@ -20,6 +20,7 @@ import { eventNode0018 } from './0018_event_node.js';
 import { teamWebhookPrincipalEnabled0019 } from './0019_team_webhook_principal_enabled.js';
 import { pkiQueueLimits0020 } from './0020_pki_queue_limits.js';
 import { checkpointOrdinals0021 } from './0021_checkpoint_ordinals.js';
+import { configObjects0022 } from './0022_config_objects.js';
 
 /** Core migrations in order. Append only: never edit one that has shipped. */
-export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013, pkiConnectors0014, certificateProfiles0015, requestWorkflow0016, pluginKvExpiry0017, eventNode0018, teamWebhookPrincipalEnabled0019, pkiQueueLimits0020, checkpointOrdinals0021];
+export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013, pkiConnectors0014, certificateProfiles0015, requestWorkflow0016, pluginKvExpiry0017, eventNode0018, teamWebhookPrincipalEnabled0019, pkiQueueLimits0020, checkpointOrdinals0021, configObjects0022];

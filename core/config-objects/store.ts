@@ -1,0 +1,76 @@
+import type { Knex } from 'knex';
+import { newId } from '../db/ids.js';
+import { isUniqueViolation } from '../db/unique.js';
+import type { ConfigObject } from '@certwright/sdk';
+
+/** An object as stored: its fields with secret values sealed, its id and times. */
+export interface StoredObject {
+  id: string;
+  name: string;
+  body: ConfigObject;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface Row {
+  tenant: string;
+  type: string;
+  name: string;
+  id: string;
+  body: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+const fromRow = (row: Row): StoredObject => ({
+  id: row.id,
+  name: row.name,
+  body: JSON.parse(row.body) as ConfigObject,
+  createdAt: Number(row.created_at),
+  updatedAt: Number(row.updated_at),
+});
+
+export class NameTakenError extends Error {}
+
+/** The registry's table (`config_objects`): one row per object, the body as JSON. */
+export class ConfigObjectStore {
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: () => number,
+  ) {}
+
+  async list(db: Knex | Knex.Transaction, tenant: string, type: string): Promise<StoredObject[]> {
+    const rows = await db<Row>('config_objects').where({ tenant, type }).orderBy('name');
+    return rows.map(fromRow);
+  }
+
+  async get(db: Knex | Knex.Transaction, tenant: string, type: string, name: string): Promise<StoredObject | null> {
+    const row = await db<Row>('config_objects').where({ tenant, type, name }).first();
+    return row ? fromRow(row) : null;
+  }
+
+  async insert(db: Knex | Knex.Transaction, tenant: string, type: string, name: string, body: ConfigObject): Promise<StoredObject> {
+    const now = this.clock();
+    const id = newId(now);
+    try {
+      await db('config_objects').insert({ tenant, type, name, id, body: JSON.stringify(body), created_at: now, updated_at: now });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new NameTakenError(name);
+      throw err;
+    }
+    return { id, name, body, createdAt: now, updatedAt: now };
+  }
+
+  async update(db: Knex | Knex.Transaction, tenant: string, type: string, name: string, body: ConfigObject): Promise<boolean> {
+    const changed = await db('config_objects').where({ tenant, type, name }).update({ body: JSON.stringify(body), updated_at: this.clock() });
+    return changed > 0;
+  }
+
+  async remove(db: Knex | Knex.Transaction, tenant: string, type: string, name: string): Promise<boolean> {
+    return (await db('config_objects').where({ tenant, type, name }).delete()) > 0;
+  }
+
+  get db(): Knex {
+    return this.knex;
+  }
+}

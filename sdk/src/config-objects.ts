@@ -1,0 +1,79 @@
+/**
+ * A configuration object type, declared once: the kernel derives its routes (the standard set), problems,
+ * events, secret handling, permission checks, export/import and cookbook section from it. Core declares
+ * its own collections this way; a plugin declares its own types through its registries
+ * (`registries.configTypes.declare(...)`).
+ */
+
+/** A JSON Schema object (draft 07, as ajv reads it). */
+export type JsonSchema = Record<string, unknown>;
+
+/** An object as a client sends and reads it: its key field (`name`) and the type's fields. */
+export type ConfigObject = Record<string, unknown>;
+
+export interface ConfigReference {
+  /** Dotted path of the field holding the referenced object's name (or an array of names when `many`). */
+  field: string;
+  /** The referenced configuration type (its `type`). */
+  type: string;
+  many?: boolean;
+}
+
+export interface ConfigHookContext {
+  tenant: string;
+  /** The stored object of another type, secrets open (null when absent): for cross-checks in hooks. */
+  lookup(type: string, name: string): Promise<ConfigObject | null>;
+}
+
+export interface ConfigHooks {
+  /**
+   * More checks than the schema can express. Answer a message naming the field (`"port: must be …"`) to
+   * refuse the object with the type's validation problem; nothing to accept it.
+   */
+  validate?(object: ConfigObject, context: ConfigHookContext & { previous: ConfigObject | null }): Promise<string | void> | string | void;
+  /** Referrers the registry cannot see (objects outside it that name this one), as `type/name` labels. */
+  referrers?(name: string, context: ConfigHookContext): Promise<string[]> | string[];
+  /** After a committed create, update or delete (the running state follows the stored one here). */
+  afterChange?(change: { op: 'create' | 'update' | 'delete'; name: string; object: ConfigObject | null }, context: ConfigHookContext): Promise<void> | void;
+}
+
+export interface ConfigObjectType {
+  /** Stable identifier (`http-proxy`): export documents, events and references use it. */
+  type: string;
+  /** Plural title for documentation (`HTTP proxies`). */
+  title: string;
+  description?: string;
+  /** Collection route, ending in `/` (`/api/v1/proxy/httpproxies/`). */
+  basePath: string;
+  /** OpenAPI tag. */
+  tag: string;
+  /** Permission section: `configuration:<section>:read|write`. */
+  section: string;
+  /** Problem code family: `<family>-002` invalid, `-003` unknown, `-004` name taken, `-005` referenced. */
+  errorFamily: string;
+  /** Singular noun for messages (`HTTP proxy`). */
+  noun: string;
+  /** Its key in export documents' `items` (Horizon's HorizonExportItems: `proxies`, `labels`…). */
+  exportKey: string;
+  /** `tenant`: each tenant has its own objects (default); `global`: one set for the instance. */
+  scope?: 'tenant' | 'global';
+  /** The key field (default `name`). */
+  key?: string;
+  /** Input fields (JSON Schema properties of the object, the key included), and which are required. */
+  properties: Record<string, JsonSchema>;
+  required?: readonly string[];
+  /** Dotted paths of secret fields: sealed at rest, answered `********`, never exported in clear. */
+  secrets?: readonly string[];
+  references?: readonly ConfigReference[];
+  hooks?: ConfigHooks;
+  /** Objects created on first start of a tenant (e.g. the system configuration entries). */
+  defaults?: readonly ConfigObject[];
+  /** false: no DELETE route (objects that only exist once per key, such as system configuration entries). */
+  deletable?: boolean;
+  /** false: no POST route (PUT upserts instead). */
+  creatable?: boolean;
+}
+
+export interface ConfigTypeRegistry {
+  declare(type: ConfigObjectType): void;
+}
