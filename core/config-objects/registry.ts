@@ -195,6 +195,32 @@ export class ConfigRegistry {
     return stored ? this.opened(t, stored) : null;
   }
 
+  /**
+   * Every object of a type in its portable form (export/import): no `_id`, secrets open. Only export
+   * (which seals them under a passphrase or leaves them out) and the dry-run diff read this form.
+   */
+  async portable(type: string, tenant: string, db: Db = this.deps.knex): Promise<ConfigObject[]> {
+    const t = this.require(type);
+    return (await this.listStored(type, tenant, db)).map((s) => this.opened(t, s));
+  }
+
+  async portableOne(type: string, tenant: string, name: string, db: Db = this.deps.knex): Promise<ConfigObject | null> {
+    const t = this.require(type);
+    const stored = await this.getStored(type, tenant, name, db);
+    return stored ? this.opened(t, stored) : null;
+  }
+
+  /**
+   * Whether an input would be accepted as a create (previous null) or an update of `previous` (portable
+   * form), without writing: the dry run of an import. Throws the problem a real write would answer.
+   */
+  async check(type: string, tenant: string, input: unknown, exists: boolean, db: Db = this.deps.knex): Promise<void> {
+    const t = this.require(type);
+    const name = this.nameOf(t, input);
+    const previous = exists ? await this.getStored(type, tenant, name, db) : null;
+    await this.prepare(t, tenant, input, previous?.body ?? null, db, previous ? 'update' : 'create');
+  }
+
   // ---- Writing ----
 
   /** Creates an object; `db` is the import's transaction. */
