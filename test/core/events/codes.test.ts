@@ -30,6 +30,7 @@ const NOT_EVENTS = new Set([
   'ML-DSA-65',
   'ML-DSA-87',
   'READ-COMMITTED', // a transaction isolation level
+  'HTTP-PROXY', // the HTTP proxies' problem code family (core/config-objects/types/http-proxy.ts)
 ]);
 
 /**
