@@ -110,6 +110,8 @@ export class Kernel {
       // MySQL/MariaDB: groups on half the pool's connections at once (the other half for reads and other writes).
       const groupCommit = new GroupCommit(db.knex, db.engine === 'mysql' ? Math.max(1, Math.floor(config.database.pool.max / 2)) : 1);
       const provided = new ProvidedServices();
+      // Configuration types: the core's now, plugins' once they have loaded (mounted together below).
+      const configObjects = createConfigRegistry({ knex: db.knex, clock, secrets, events, logger: logger.child({ component: 'configuration' }), provided });
       const scheduler = new Scheduler(db.knex, logger.child({ component: 'scheduler' }), {
         name: `${hostname()}:${process.pid}`,
         processEvery: config.scheduler.processEveryMs,
@@ -158,6 +160,7 @@ export class Kernel {
         scheduler: asValue(scheduler),
         security: asValue(security),
         workers: asValue(workers),
+        configObjects: asValue(configObjects),
         clock: asValue(clock),
         hostPolicy: asValue(currentPolicy),
         setHostPolicy: asValue((next: HostPolicy) => {
@@ -205,8 +208,6 @@ export class Kernel {
       await registerTriggers(app, services);
       const enrollment: Enrollment = await registerEnrollment(app, services, security);
       container.register({ enrollment: asValue(enrollment) });
-      const configObjects = createConfigRegistry({ knex: db.knex, clock, secrets, events, logger: logger.child({ component: 'configuration' }), provided });
-      container.register({ configObjects: asValue(configObjects) });
 
       if (!options.withoutPlugins) await plugins.load();
       // Plugins' configuration types next to the core's, then the standard set of every one.

@@ -6,6 +6,8 @@ import type { ProvidedServices } from '../plugins/provided.js';
 import type { SecretBox } from '../secrets/index.js';
 import { ConfigRegistry } from './registry.js';
 import { mountConfigType } from './routes.js';
+import { cookbookRoutes } from './cookbook/routes.js';
+import { transferRoutes } from './transfer/routes.js';
 import { ConfigObjectStore } from './store.js';
 import { credentialType } from './types/credentials.js';
 import { httpProxyType } from './types/http-proxy.js';
@@ -41,6 +43,8 @@ export function createConfigRegistry(deps: ConfigObjectsDeps): ConfigRegistry {
 /** The standard set of every declared type (after plugins declared theirs, before the router freezes). */
 export function mountConfigRoutes(app: FastifyInstance, registry: ConfigRegistry): void {
   for (const t of registry.types()) mountConfigType(app, registry, t);
+  transferRoutes(app, registry);
+  cookbookRoutes(app, registry);
 }
 
 /** First start of a tenant: each type's default objects that do not exist yet (never overwrites). */
