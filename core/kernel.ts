@@ -130,6 +130,7 @@ export class Kernel {
         provided,
         manifestOf: (id: string): PluginManifest | undefined => plugins.manifestOf(id),
       });
+      for (const type of security.configTypes()) configObjects.declare(type);
       let authorizer: Authorizer = security.authorizer;
 
       const plugins: PluginManager = new PluginManager({

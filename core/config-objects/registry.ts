@@ -1,14 +1,14 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { ConfigHookContext, ConfigObject, ConfigObjectType } from '@certwright/sdk';
+import type { ConfigHookContext, ConfigObject, ConfigObjectType, ConfigTypeStore } from '@certwright/sdk';
 import type { CatalogueEntry } from '../errors/catalogue.js';
 import { ProblemError, type ErrorCode } from '../errors/index.js';
 import type { EventStore } from '../events/store.js';
 import type { SecretBox } from '../secrets/index.js';
 import { configProblemEntries, PROBLEM_SUFFIX, type ConfigProblemKind } from './errors.js';
 import { cloneJson, getPath, setPath } from './paths.js';
-import { NameTakenError, type ConfigObjectStore, type StoredObject } from './store.js';
+import type { ConfigObjectStore, StoredObject } from './store.js';
 
 /** What every GET answers in place of a secret that is set. */
 export const SECRET_MASK = '********';
@@ -22,6 +22,8 @@ export interface RegisteredType {
   readonly owner: string;
   readonly key: string;
   readonly secrets: readonly string[];
+  /** Its objects' store: its own (decl.store) or the registry's table. */
+  readonly store: ConfigTypeStore;
   readonly validateInput: ValidateFunction;
   readonly problems: Readonly<Record<string, CatalogueEntry>>;
   /** JSON Schema of the object as answered (its fields, `_id`, secrets as strings). */
@@ -86,6 +88,7 @@ export class ConfigRegistry {
       owner,
       key,
       secrets,
+      store: decl.store ?? this.deps.store.forType(decl.type),
       validateInput: ajv.compile(inputSchema),
       problems: configProblemEntries(decl.errorFamily, decl.noun),
       viewSchema: { type: 'object', required: ['_id', key], properties: viewProperties },
@@ -168,12 +171,12 @@ export class ConfigRegistry {
 
   async listStored(type: string, tenant: string, db: Db = this.deps.knex): Promise<StoredObject[]> {
     const t = this.require(type);
-    return this.deps.store.list(db, this.tenantOf(t, tenant), type);
+    return t.store.list(this.tenantOf(t, tenant), db);
   }
 
   async getStored(type: string, tenant: string, name: string, db: Db = this.deps.knex): Promise<StoredObject | null> {
     const t = this.require(type);
-    return this.deps.store.get(db, this.tenantOf(t, tenant), type, name);
+    return t.store.get(this.tenantOf(t, tenant), name, db);
   }
 
   async list(type: string, tenant: string): Promise<ConfigObject[]> {
@@ -221,6 +224,11 @@ export class ConfigRegistry {
     await this.prepare(t, tenant, input, previous?.body ?? null, db, previous ? 'update' : 'create');
   }
 
+  /** One transaction over the registry's database (an import applies, or dry-runs, a whole document in it). */
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.deps.knex.transaction(fn);
+  }
+
   // ---- Writing ----
 
   /** Creates an object; `db` is the import's transaction. */
@@ -228,13 +236,8 @@ export class ConfigRegistry {
     const t = this.require(type);
     const body = await this.prepare(t, tenant, input, null, db ?? this.deps.knex, 'create');
     const name = body[t.key] as string;
-    let stored: StoredObject;
-    try {
-      stored = await this.deps.store.insert(db ?? this.deps.knex, this.tenantOf(t, tenant), type, name, body);
-    } catch (err) {
-      if (err instanceof NameTakenError) throw this.problem(t, 'exists', `A ${t.decl.noun} named "${name}" already exists`);
-      throw err;
-    }
+    const stored = await t.store.insert(this.tenantOf(t, tenant), name, body, db ?? this.deps.knex);
+    if (!stored) throw this.problem(t, 'exists', `A ${t.decl.noun} named "${name}" already exists`);
     await this.committed(t, tenant, 'create', name, stored, Object.keys(body).filter((f) => f !== t.key), actor, db);
     return this.view(t, stored);
   }
@@ -242,16 +245,18 @@ export class ConfigRegistry {
   /** Updates the object the body names (a PUT on the collection); upserts on types that have no POST. */
   async update(type: string, tenant: string, input: unknown, actor: Actor, db?: Knex.Transaction): Promise<ConfigObject> {
     const t = this.require(type);
+    // A malformed body is refused as such, whether or not the object it names exists.
+    this.checkShape(t, input);
     const run = async (trx: Knex.Transaction): Promise<ConfigObject> => {
       const name = this.nameOf(t, input);
-      const previous = await this.deps.store.get(trx, this.tenantOf(t, tenant), type, name);
+      const previous = await t.store.get(this.tenantOf(t, tenant), name, trx);
       if (!previous) {
         if (t.decl.creatable === false) return this.create(type, tenant, input, actor, trx);
         throw this.problem(t, 'unknown', `No ${t.decl.noun} is named "${name}"`);
       }
       const body = await this.prepare(t, tenant, input, previous.body, trx, 'update');
       const changed = changedFields(t, previous.body, body);
-      await this.deps.store.update(trx, this.tenantOf(t, tenant), type, name, body);
+      await t.store.update(this.tenantOf(t, tenant), name, body, trx);
       const stored: StoredObject = { ...previous, body };
       await this.committed(t, tenant, 'update', name, stored, changed, actor, trx);
       return this.view(t, stored);
@@ -262,13 +267,15 @@ export class ConfigRegistry {
   async remove(type: string, tenant: string, name: string, actor: Actor): Promise<void> {
     const t = this.require(type);
     await this.deps.knex.transaction(async (trx) => {
-      const stored = await this.deps.store.get(trx, this.tenantOf(t, tenant), type, name);
+      const stored = await t.store.get(this.tenantOf(t, tenant), name, trx);
       if (!stored) throw this.problem(t, 'unknown', `No ${t.decl.noun} is named "${name}"`);
+      const refused = await t.decl.hooks?.beforeDelete?.(name, this.hookContext(tenant, trx));
+      if (typeof refused === 'string' && refused.length > 0) throw this.problem(t, 'referenced', refused);
       const referrers = await this.referrers(type, tenant, name, trx);
       if (referrers.length > 0) {
         throw this.problem(t, 'referenced', `The ${t.decl.noun} "${name}" is used by ${referrers.join(', ')}`, { referrers });
       }
-      await this.deps.store.remove(trx, this.tenantOf(t, tenant), type, name);
+      await t.store.remove(this.tenantOf(t, tenant), name, trx);
       await this.committed(t, tenant, 'delete', name, null, [], actor, trx);
     });
   }
@@ -279,7 +286,7 @@ export class ConfigRegistry {
     for (const other of this.registered.values()) {
       const refs = (other.decl.references ?? []).filter((r) => r.type === type);
       if (refs.length === 0) continue;
-      for (const object of await this.deps.store.list(db, this.tenantOf(other, tenant), other.decl.type)) {
+      for (const object of await other.store.list(this.tenantOf(other, tenant), db)) {
         if (refs.some((r) => namesIn(getPath(object.body, r.field)).includes(name))) found.push(`${other.decl.type}/${object.name}`);
       }
     }
@@ -287,6 +294,11 @@ export class ConfigRegistry {
     const t = this.require(type);
     if (t.decl.hooks?.referrers) found.push(...(await t.decl.hooks.referrers(name, this.hookContext(tenant, db))));
     return [...new Set(found)].sort();
+  }
+
+  private checkShape(t: RegisteredType, input: unknown): void {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw this.problem(t, 'invalid', `The ${t.decl.noun} must be a JSON object`);
+    if (!t.validateInput(input)) throw this.problem(t, 'invalid', describeError(t.validateInput.errors?.[0]));
   }
 
   private nameOf(t: RegisteredType, input: unknown): string {
@@ -301,7 +313,7 @@ export class ConfigRegistry {
       lookup: async (type, name) => {
         const other = this.registered.get(type);
         if (!other) return null;
-        const stored = await this.deps.store.get(db, this.tenantOf(other, tenant), type, name);
+        const stored = await other.store.get(this.tenantOf(other, tenant), name, db);
         return stored ? this.opened(other, stored) : null;
       },
     };
@@ -317,10 +329,16 @@ export class ConfigRegistry {
    * own hook run.
    */
   private async prepare(t: RegisteredType, tenant: string, input: unknown, previous: ConfigObject | null, db: Db, op: 'create' | 'update'): Promise<ConfigObject> {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw this.problem(t, 'invalid', `The ${t.decl.noun} must be a JSON object`);
-    if (!t.validateInput(input)) throw this.problem(t, 'invalid', describeError(t.validateInput.errors?.[0]));
-    const body = cloneJson(input as ConfigObject);
+    this.checkShape(t, input);
+    let body = cloneJson(input as ConfigObject);
     delete body._id;
+    // `merge` types: what a PUT leaves out keeps its value (their PUT was always so).
+    if (previous && t.decl.update === 'merge') {
+      body = { ...cloneJson(previous), ...body };
+      // Secrets keep theirs through the rules below, never by copying the sealed value as if sent.
+      for (const path of t.secrets) if (getPath(input as ConfigObject, path) === undefined) setPath(body, path, undefined);
+    }
+    if (t.decl.hooks?.normalize) body = t.decl.hooks.normalize(body, previous ? cloneJson(previous) : null);
     const name = body[t.key] as string;
     if (name.length > 191 || /[/\\\u0000-\u001f]/.test(name)) throw this.problem(t, 'invalid', `${t.key}: must be 1 to 191 characters, without "/", "\\" or control characters`);
     for (const path of t.secrets) {
@@ -345,7 +363,7 @@ export class ConfigRegistry {
       const target = this.registered.get(ref.type);
       if (!target) continue;
       for (const referenced of namesIn(getPath(body, ref.field))) {
-        if (!(await this.deps.store.get(db, this.tenantOf(target, tenant), ref.type, referenced))) {
+        if (!(await target.store.get(this.tenantOf(target, tenant), referenced, db))) {
           throw this.problem(t, 'invalid', `${ref.field}: no ${target.decl.noun} is named "${referenced}"`);
         }
       }
@@ -359,9 +377,10 @@ export class ConfigRegistry {
   }
 
   private async committed(t: RegisteredType, tenant: string, op: 'create' | 'update' | 'delete', name: string, stored: StoredObject | null, changed: string[], actor: Actor, trx?: Knex.Transaction): Promise<void> {
-    const code = op === 'create' ? 'CONFIG-CREATED' : op === 'update' ? 'CONFIG-UPDATED' : 'CONFIG-DELETED';
+    const codes = t.decl.events ?? { created: 'CONFIG-CREATED', updated: 'CONFIG-UPDATED', deleted: 'CONFIG-DELETED' };
+    const code = op === 'create' ? codes.created : op === 'update' ? codes.updated : codes.deleted;
     await this.deps.events.append(
-      { tenant, code, module: 'configuration', status: 'success', principal: actor.principal, objectType: t.decl.type, objectId: name, payload: { type: t.decl.type, name, changed } },
+      { tenant, code, module: t.decl.events?.module ?? 'configuration', status: 'success', principal: actor.principal, objectType: t.decl.type, objectId: name, payload: { type: t.decl.type, name, changed } },
       trx ? { trx } : {},
     );
     const after = async (): Promise<void> => {

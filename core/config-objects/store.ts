@@ -1,16 +1,10 @@
 import type { Knex } from 'knex';
 import { newId } from '../db/ids.js';
 import { isUniqueViolation } from '../db/unique.js';
-import type { ConfigObject } from '@certwright/sdk';
+import type { ConfigObject, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
 
 /** An object as stored: its fields with secret values sealed, its id and times. */
-export interface StoredObject {
-  id: string;
-  name: string;
-  body: ConfigObject;
-  createdAt: number;
-  updatedAt: number;
-}
+export type StoredObject = StoredConfigObject;
 
 interface Row {
   tenant: string;
@@ -72,5 +66,23 @@ export class ConfigObjectStore {
 
   get db(): Knex {
     return this.knex;
+  }
+
+  /** This table seen as one type's store (the registry treats every store alike). */
+  forType(type: string): ConfigTypeStore {
+    return {
+      list: (tenant, db) => this.list(db as Knex, tenant, type),
+      get: (tenant, name, db) => this.get(db as Knex, tenant, type, name),
+      insert: async (tenant, name, body, db) => {
+        try {
+          return await this.insert(db as Knex, tenant, type, name, body);
+        } catch (err) {
+          if (err instanceof NameTakenError) return null;
+          throw err;
+        }
+      },
+      update: (tenant, name, body, db) => this.update(db as Knex, tenant, type, name, body),
+      remove: (tenant, name, db) => this.remove(db as Knex, tenant, type, name),
+    };
   }
 }

@@ -39,6 +39,9 @@ const securityChange = (code: string, objectType: string, what: string, payload:
 
 const L = LIFECYCLE_EVENT_CODES;
 
+/** What every configuration change carries (core/config-objects/registry.ts), never a field's value. */
+const CONFIG_CHANGE_PAYLOAD = { type: 'The configuration type', name: 'The object\'s name (its key)', changed: 'Names of the fields set or changed (never their values)' };
+
 /** Configuration objects of the registry (core/config-objects): the principal is who changed them. */
 const configChange = (code: string, what: string): EventCodeEntry => ({
   code,
@@ -46,7 +49,7 @@ const configChange = (code: string, what: string): EventCodeEntry => ({
   description: what,
   statuses: ['success'],
   objectType: 'the configuration type (credential, http-proxy, storage, …)',
-  payload: { type: 'The configuration type', name: 'The object\'s name (its key)', changed: 'Names of the fields set or changed (never their values)' },
+  payload: CONFIG_CHANGE_PAYLOAD,
 });
 
 export const EVENT_CATALOGUE: readonly EventCodeEntry[] = [
@@ -195,9 +198,9 @@ export const EVENT_CATALOGUE: readonly EventCodeEntry[] = [
     objectType: 'local-identity',
     payload: { selfService: 'Changed by the account itself', reason: 'Why it failed (failures only)' },
   },
-  securityChange('SEC-PWD-CREATED', 'password-policy', 'A password policy was created', { policy: 'The policy' }),
-  securityChange('SEC-PWD-UPDATED', 'password-policy', 'A password policy was changed', { policy: 'The policy' }),
-  securityChange('SEC-PWD-DELETED', 'password-policy', 'A password policy was deleted', none),
+  securityChange('SEC-PWD-CREATED', 'password-policy', 'A password policy was created', CONFIG_CHANGE_PAYLOAD),
+  securityChange('SEC-PWD-UPDATED', 'password-policy', 'A password policy was changed', CONFIG_CHANGE_PAYLOAD),
+  securityChange('SEC-PWD-DELETED', 'password-policy', 'A password policy was deleted', CONFIG_CHANGE_PAYLOAD),
   securityChange('SEC-PRINC-CREATED', 'principal', "A principal's information was created", { permissions: 'Permissions', roles: 'Roles', teams: 'Teams' }),
   securityChange('SEC-PRINC-UPDATED', 'principal', "A principal's information was replaced", { permissions: 'Permissions', roles: 'Roles', teams: 'Teams' }),
   securityChange('SEC-PRINC-DELETED', 'principal', "A principal's information was deleted", none),

@@ -20,6 +20,9 @@ import { roleRoutes } from './groups/role-routes.js';
 import { teamRoutes } from './groups/team-routes.js';
 import { localIdentityRoutes } from './locals/routes.js';
 import { passwordPolicyRoutes } from './password-policies/routes.js';
+import { passwordPolicyType } from './password-policies/config-type.js';
+import { PasswordPolicyRepository } from './password-policies/repository.js';
+import type { ConfigObjectType } from '@certwright/sdk';
 import { PasswordPolicyService } from './password-policies/service.js';
 import { principalDataRoutes } from './principal-data/routes.js';
 import { principalInfoRoutes } from './principal-infos/routes.js';
@@ -159,6 +162,11 @@ export class SecurityCore {
     ]) {
       await app.register(routes, ctx);
     }
+  }
+
+  /** The security collections served by the configuration registry (core/config-objects). */
+  configTypes(): ConfigObjectType[] {
+    return [passwordPolicyType((db) => new PasswordPolicyRepository(db, this.deps.clock))];
   }
 
   /** First start: the `local` identity provider and the `administrator` account. */

@@ -25,7 +25,36 @@ export interface ConfigHookContext {
   lookup(type: string, name: string): Promise<ConfigObject | null>;
 }
 
+/** An object as a store keeps it: the body holds sealed secrets (the registry seals and opens them). */
+export interface StoredConfigObject {
+  id: string;
+  name: string;
+  body: ConfigObject;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Where a type's objects live when not in the registry's own table: a collection that keeps its tables
+ * (and their readers elsewhere in the platform). `db` is the registry's database handle or transaction.
+ */
+export interface ConfigTypeStore {
+  list(tenant: string, db: unknown): Promise<StoredConfigObject[]>;
+  get(tenant: string, name: string, db: unknown): Promise<StoredConfigObject | null>;
+  /** null when the name is taken. */
+  insert(tenant: string, name: string, body: ConfigObject, db: unknown): Promise<StoredConfigObject | null>;
+  update(tenant: string, name: string, body: ConfigObject, db: unknown): Promise<boolean>;
+  remove(tenant: string, name: string, db: unknown): Promise<boolean>;
+}
+
 export interface ConfigHooks {
+  /**
+   * The object to store, from a valid input: fill in or normalise fields (`previous` is the stored
+   * object on an update, null on a create).
+   */
+  normalize?(object: ConfigObject, previous: ConfigObject | null): ConfigObject;
+  /** Why this object may not be deleted (answered as the type's `-005`), or nothing. */
+  beforeDelete?(name: string, context: ConfigHookContext): Promise<string | void> | string | void;
   /**
    * More checks than the schema can express. Answer a message naming the field (`"port: must be …"`) to
    * refuse the object with the type's validation problem; nothing to accept it.
@@ -72,6 +101,12 @@ export interface ConfigObjectType {
   deletable?: boolean;
   /** false: no POST route (PUT upserts instead). */
   creatable?: boolean;
+  /** `replace` (default): a PUT replaces the object; `merge`: fields a PUT leaves out keep their value. */
+  update?: 'replace' | 'merge';
+  /** Its own store (a collection that keeps its tables); default: the registry's table. */
+  store?: ConfigTypeStore;
+  /** Event codes of its changes, when the type had its own before the registry (default CONFIG-*). */
+  events?: { module: string; created: string; updated: string; deleted: string };
 }
 
 export interface ConfigTypeRegistry {

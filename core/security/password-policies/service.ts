@@ -79,32 +79,6 @@ export class PasswordPolicyService {
     return generatePassword(await this.resolve(tenant, name));
   }
 
-  /** Rules the input leaves out are the built-in default's. */
-  async create(tenant: string, input: PasswordPolicyInput): Promise<PasswordPolicyView> {
-    const policy = this.validate({ ...DEFAULT_POLICY, ...input });
-    try {
-      return view(await this.repo.insert(tenant, policy));
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ProblemError('SEC-PWD-004', { message: `A password policy named "${policy.name}" already exists` });
-      throw err;
-    }
-  }
-
-  /** Updates the policy named in the body (names are keys: no rename); rules left out keep their value. */
-  async update(tenant: string, input: PasswordPolicyInput): Promise<PasswordPolicyView> {
-    const current = await this.require(tenant, input.name);
-    const updated = await this.repo.update(tenant, this.validate({ ...current.policy, ...input }));
-    if (!updated) throw notFound(input.name);
-    return view(updated);
-  }
-
-  async remove(tenant: string, name: string): Promise<void> {
-    if (name === DEFAULT_POLICY_NAME) {
-      throw new ProblemError('SEC-PWD-005', { message: `The "${DEFAULT_POLICY_NAME}" password policy applies to local accounts and cannot be removed` });
-    }
-    if (!(await this.repo.remove(tenant, name))) throw notFound(name);
-  }
-
   /** Default is seeded at bootstrap and cannot be removed; re-seeded here should a tenant lack it anyway. */
   private async storedDefault(tenant: string): Promise<StoredPasswordPolicy> {
     const found = await this.repo.find(tenant, DEFAULT_POLICY_NAME);
@@ -117,12 +91,6 @@ export class PasswordPolicyService {
     const found = await this.repo.find(tenant, name);
     if (!found) throw notFound(name);
     return found;
-  }
-
-  private validate(policy: PasswordPolicy): PasswordPolicy {
-    const problem = policyProblem(policy) ?? (SPECIALS.test(policy.spChar) ? null : 'spChar must contain printable ASCII characters only');
-    if (problem) throw new ProblemError('SEC-PWD-002', { message: `Invalid password policy "${policy.name}": ${problem}` });
-    return policy;
   }
 }
 

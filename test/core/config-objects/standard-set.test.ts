@@ -24,6 +24,8 @@ interface Row {
   secret?: { path: string; value: string };
   /** Makes an object of another type reference `name`; returns the referrer label. */
   referrer?: (name: string) => Promise<string>;
+  /** Event codes, when the type kept its own (default CONFIG-*). */
+  codes?: { created: string; updated: string; deleted: string };
   /** Types without POST/DELETE (system configuration). */
   fixed?: boolean;
 }
@@ -97,6 +99,17 @@ const rows: Row[] = [
     update: { patch: { cron: '0 0 2 ? * * *' }, field: 'cron' },
     bad: { patch: { cron: 'every day' }, field: 'cron' },
     fixed: true,
+  },
+  {
+    // An existing collection moved onto the registry: its own codes and table, the same behaviour.
+    type: 'password-policy',
+    base: '/api/v1/security/passwordpolicies/',
+    family: 'SEC-PWD',
+    section: 'password-policies',
+    valid: { name: 'pp', minChar: 12 },
+    update: { patch: { minChar: 14 }, field: 'minChar' },
+    bad: { patch: { maxChar: 5000 }, field: 'maxChar' },
+    codes: { created: 'SEC-PWD-CREATED', updated: 'SEC-PWD-UPDATED', deleted: 'SEC-PWD-DELETED' },
   },
 ];
 
@@ -186,10 +199,11 @@ for (const row of rows) {
     }
 
     // Events: created and updated, with the changed field names and never a secret.
+    const codes = row.codes ?? { created: 'CONFIG-CREATED', updated: 'CONFIG-UPDATED', deleted: 'CONFIG-DELETED' };
     const events = await kernel.db.knex('events').where({ object_type: row.type, object_id: name }).orderBy('seq');
     // Fixed entries are created at first start (by `system`).
-    t.ok(events.some((e: Json) => e.code === 'CONFIG-CREATED' && e.principal === (row.fixed ? 'system' : 'administrator')), 'a CONFIG-CREATED event names who');
-    const update = events.find((e: Json) => e.code === 'CONFIG-UPDATED' && e.principal === 'administrator');
+    t.ok(events.some((e: Json) => e.code === codes.created && e.principal === (row.fixed ? 'system' : 'administrator')), 'a CONFIG-CREATED event names who');
+    const update = events.find((e: Json) => e.code === codes.updated && e.principal === 'administrator');
     t.ok(update, 'a CONFIG-UPDATED event');
     t.ok(JSON.parse(update?.payload ?? '{}').changed?.includes(row.update.field), 'it names the changed field');
     for (const e of events) t.notMatch(e.payload, SECRET, 'no secret in events');
@@ -198,7 +212,7 @@ for (const row of rows) {
       const deleted = await admin('DELETE', `${row.base}${name}`);
       t.equal(deleted.statusCode, 204, 'deleted');
       t.equal((await admin('GET', `${row.base}${name}`)).statusCode, 404, 'gone');
-      t.ok(await kernel.db.knex('events').where({ code: 'CONFIG-DELETED', object_id: name }).first(), 'a CONFIG-DELETED event');
+      t.ok(await kernel.db.knex('events').where({ code: codes.deleted, object_id: name }).first(), 'a CONFIG-DELETED event');
     }
     if (row.fixed) t.equal((await admin('DELETE', `${row.base}${name}`)).statusCode, 404, 'fixed entries have no DELETE');
   });

@@ -79,12 +79,13 @@ t.test('password policies: the Default policy, create, update, validate, delete'
   // Malformed input: 400 with a stable code, nothing written.
   const malformed: [string, unknown, string][] = [
     ['malformed JSON', '{"name": "x",', 'HTTP-002'],
-    ['wrong type', { name: 'x', minChar: 'twelve' }, 'HTTP-003'],
-    ['wrong type (object)', { name: { value: 'x' } }, 'HTTP-003'],
-    ['unknown field', { name: 'x', minSymbols: 2 }, 'HTTP-003'],
-    ['no name', { minChar: 10 }, 'HTTP-003'],
-    ['oversize name', { name: 'n'.repeat(192) }, 'HTTP-003'],
-    ['slash in name', { name: 'a/b' }, 'HTTP-003'],
+    // Invalid input is the collection's own -002 naming the field (every configuration type alike).
+    ['wrong type', { name: 'x', minChar: 'twelve' }, 'SEC-PWD-002'],
+    ['wrong type (object)', { name: { value: 'x' } }, 'SEC-PWD-002'],
+    ['unknown field', { name: 'x', minSymbols: 2 }, 'SEC-PWD-002'],
+    ['no name', { minChar: 10 }, 'SEC-PWD-002'],
+    ['oversize name', { name: 'n'.repeat(192) }, 'SEC-PWD-002'],
+    ['slash in name', { name: 'a/b' }, 'SEC-PWD-002'],
   ];
   for (const [name, body, code] of malformed) {
     for (const method of ['POST', 'PUT'] as const) {
@@ -218,7 +219,8 @@ t.test('every policy change is an event naming who made it', async (t) => {
   const events = await kernel.db.knex('events').where({ module: 'security', object_type: 'password-policy' }).orderBy('seq');
   t.same(events.map((e: { code: string }) => e.code), ['SEC-PWD-CREATED', 'SEC-PWD-UPDATED', 'SEC-PWD-DELETED']);
   t.ok(events.every((e: { principal: string; object_id: string }) => e.principal === 'administrator' && e.object_id === 'Vault'));
-  t.match(JSON.parse(events[1].payload), { policy: { name: 'Vault', minChar: 24 } });
+  // The changed field names, as for every configuration type (core/config-objects).
+  t.match(JSON.parse(events[1].payload), { type: 'password-policy', name: 'Vault', changed: ['minChar'] });
 });
 
 t.test("maxChar null (Horizon's MCP server clears it so) means the longest allowed, 1,024", async (t) => {
