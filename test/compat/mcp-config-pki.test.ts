@@ -5,9 +5,9 @@
  * facts of src/client/http.ts, src/client/errors.ts and src/tools/config/_scaffold.ts). Line ranges are those
  * of the files of the index's copy (src/tools/config/*.ts at 16a96fa, src/tools/triggers.ts at 1ae4e38).
  *
+ * The HTTP proxy, terms of service, system configuration and storage tools: mcp-config-system-objects.test.ts.
  * MCP configuration tools whose routes Certwright does NOT serve yet; their contract tests arrive with the
  * issue that serves them:
- * - http-proxies.ts, terms-of-service.ts, system-configuration.ts, storages.ts: issue 25 "configuration objects";
  * - eab-policies.ts (ACME external account binding): issue 26 (ACME/EAB);
  * - dcv-policies.ts, dcv-providers.ts, dcv-provisioners.ts: issue 29 (DCV);
  * - automation-policies.ts, execution-policies.ts: issue 30 (automation/execution policies);
