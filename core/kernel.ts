@@ -33,6 +33,8 @@ import { TaskService } from './scheduler/tasks/service.js';
 import { loadMasterKey, SecretBox } from './secrets/index.js';
 import { SecurityCore } from './security/index.js';
 import { registerPkiRoutes } from './pki/index.js';
+import { pkiServices } from './pki/cas/services.js';
+import { ProxyRouter } from './egress/proxy-router.js';
 import { createInventory, registerInventoryRoutes } from './inventory/index.js';
 import { hostname } from 'node:os';
 import { registerEventRoutes } from './events/routes/index.js';
@@ -43,6 +45,8 @@ import { registerEnrollment, type Enrollment } from './enrollment/index.js';
 import type { CoreServices } from './services.js';
 import { DecodeWorkers } from './workers/index.js';
 import { bootstrapConfigObjects, createConfigRegistry, mountConfigRoutes, type ConfigRegistry } from './config-objects/index.js';
+import { Storages } from './storage/index.js';
+import { uiRoutes } from './ui/index.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -112,6 +116,11 @@ export class Kernel {
       const provided = new ProvidedServices();
       // Configuration types: the core's now, plugins' once they have loaded (mounted together below).
       const configObjects = createConfigRegistry({ knex: db.knex, clock, secrets, events, logger: logger.child({ component: 'configuration' }), provided });
+      // Where reports and archives go: the registry's storages, plugins' storage types included.
+      const storages = new Storages({ registry: configObjects, knex: db.knex, dataDir: config.dataDir, factories: provided.storages, clock });
+      container.register({ storages: asValue(storages) });
+      // Every outbound HTTP call (plugins' context client, CRL downloads) goes through the matching proxy.
+      const proxies = new ProxyRouter(configObjects, logger.child({ component: 'egress' }), clock);
       const scheduler = new Scheduler(db.knex, logger.child({ component: 'scheduler' }), {
         name: `${hostname()}:${process.pid}`,
         processEvery: config.scheduler.processEveryMs,
@@ -147,6 +156,7 @@ export class Kernel {
         scheduler,
         clock,
         localAccounts: security.localAccounts(),
+        proxies,
       });
 
       container.register({
@@ -162,6 +172,7 @@ export class Kernel {
         security: asValue(security),
         workers: asValue(workers),
         configObjects: asValue(configObjects),
+        proxies: asValue(proxies),
         clock: asValue(clock),
         hostPolicy: asValue(currentPolicy),
         setHostPolicy: asValue((next: HostPolicy) => {
@@ -175,6 +186,7 @@ export class Kernel {
 
       app = await createHttpServer({ config, logger, hostPolicy: currentPolicy, authorizer: () => authorizer });
       installRequestScope(app, container);
+      app.addHook('onClose', () => proxies.close());
 
       let kernel: Kernel | undefined;
       const readiness = async (): Promise<string[]> => {
@@ -191,13 +203,17 @@ export class Kernel {
       await app.register(healthRoutes, { readiness });
       await app.register(endpointsRoutes, { hostPolicy: currentPolicy });
       await app.register(licenseRoutes, { modules: () => plugins.summaries(), version: PRODUCT_VERSION });
+      await app.register(uiRoutes, { registry: configObjects, version: PRODUCT_VERSION });
       await app.register(openapiRoutes);
       const tasks = new TaskService(new TaskRepository(db.knex, clock), scheduler, provided.taskTypes, events, logger.child({ component: 'tasks' }), clock);
       tasks.defineJob();
       // The built-in report task type (Horizon's report task), before plugins register theirs.
       provided.taskTypes.add('core', REPORT_TASK, reportTaskType({ knex: db.knex, clock, config }));
       await app.register(taskRoutes, { tasks });
-      await registerPkiRoutes(app, { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler }, workers);
+      const pkiContext = { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler };
+      // Created first here, so the CRL cache downloads through the proxies (the routes reuse these services).
+      pkiServices(pkiContext, { crlFetch: { proxies } });
+      await registerPkiRoutes(app, pkiContext, workers);
       const inventory = createInventory({ knex: db.knex, clock, events, logger: logger.child({ component: 'inventory' }) });
       container.register({ inventory: asValue(inventory) });
       await registerInventoryRoutes(app, inventory);

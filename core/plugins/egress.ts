@@ -12,6 +12,9 @@ import {
   type EgressHttpClient,
   type EgressPolicy,
 } from '@certwright/sdk';
+import { fetchThrough } from '../egress/fetch-through.js';
+import { sendPinnedThroughProxy } from '../egress/pinned-request.js';
+import type { ProxyRouter } from '../egress/proxy-router.js';
 
 /** `example.com` matches itself; `*.example.com` matches any name below it (not the apex). */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
@@ -22,17 +25,23 @@ export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   });
 }
 
-/** The context HTTP client: fetch, refused before any connection for hosts the manifest does not name. */
-export function egressClient(pluginId: string, allowed: readonly string[]): EgressHttpClient {
+/**
+ * The context HTTP client: fetch, refused before any connection for hosts the manifest does not name.
+ * With a router, both calls go through the HTTP proxy whose destinations match (tenant `default`: plugin
+ * contexts are platform-wide), so plugins reach the network as the administrator configured it without
+ * knowing about proxies.
+ */
+export function egressClient(pluginId: string, allowed: readonly string[], router?: ProxyRouter): EgressHttpClient {
   return {
-    fetch(url, init) {
+    async fetch(url, init) {
       const target = new URL(url);
       if (!hostAllowed(target.hostname, allowed)) {
-        return Promise.reject(new EgressDeniedError(`plugin ${pluginId} may not reach ${target.hostname} (not in its manifest's egress)`));
+        throw new EgressDeniedError(`plugin ${pluginId} may not reach ${target.hostname} (not in its manifest's egress)`);
       }
-      return fetch(target, init);
+      const route = await router?.routeFor(target);
+      return route ? fetchThrough(route, target, init) : fetch(target, init);
     },
-    fetchConfigured: (url, request, policy) => fetchConfigured(url, request, egressPolicyFrom(policy)),
+    fetchConfigured: (url, request, policy) => fetchConfigured(url, request, egressPolicyFrom(policy), systemResolve, router),
   };
 }
 
@@ -205,7 +214,13 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
  * fetchConfigured for the context HTTP client. The deadline covers resolution, connection and the answer.
  * Error messages name the host only: a webhook URL's path and query are often its credential.
  */
-export async function fetchConfigured(raw: string, request: ConfiguredRequest, policy: EgressPolicy, resolve: Resolve = systemResolve): Promise<ConfiguredResponse> {
+export async function fetchConfigured(
+  raw: string,
+  request: ConfiguredRequest,
+  policy: EgressPolicy,
+  resolve: Resolve = systemResolve,
+  router?: ProxyRouter,
+): Promise<ConfiguredResponse> {
   const url = checkConfiguredUrl(raw, policy);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const controller = new AbortController();
@@ -215,6 +230,13 @@ export async function fetchConfigured(raw: string, request: ConfiguredRequest, p
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(timedOut()), { once: true }));
     aborted.catch(() => undefined);
     const addresses = await Promise.race([resolveChecked(host, policy, resolve), aborted]);
+    // Through a proxy, the address classes are still checked here, on this node's resolution, before any
+    // connection; the proxy is then told to connect to the checked address itself, not to the name (which
+    // it would resolve again, possibly elsewhere): see sendPinnedThroughProxy.
+    const route = await Promise.race([router?.routeFor(url), aborted]);
+    if (route) {
+      return await sendPinnedThroughProxy({ url, host, address: addresses[0]!, request, maxResponseBytes: policy.maxResponseBytes, signal: controller.signal, timedOut, route });
+    }
     return await send(url, host, addresses, request, policy, controller.signal, timedOut);
   } finally {
     clearTimeout(timer);

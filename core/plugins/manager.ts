@@ -8,6 +8,7 @@ import { loadMigrationFolder, migrateLatest, pluginMigrationsTable } from '../db
 import type { EventStore } from '../events/store.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { SecretBox } from '../secrets/index.js';
+import type { ProxyRouter } from '../egress/proxy-router.js';
 import { discoverPlugins, type PluginSource } from './discover.js';
 import { egressClient } from './egress.js';
 import { checkInstances } from './instances.js';
@@ -44,6 +45,8 @@ export interface PluginManagerDeps {
   scheduler: Scheduler;
   clock: () => number;
   localAccounts: LocalAccountsFacade;
+  /** Routes plugins' outbound HTTP through the configured proxies (none: every call direct). */
+  proxies?: ProxyRouter;
 }
 
 /**
@@ -117,7 +120,7 @@ export class PluginManager {
       logger,
       instances: Object.freeze(instances.map((i) => Object.freeze({ ...i }))),
       registries: provided.registriesFor(manifest),
-      http: egressClient(manifest.id, manifest.egress ?? []),
+      http: egressClient(manifest.id, manifest.egress ?? [], this.deps.proxies),
       dns: new Resolver(),
       clock: { now: clock },
       kv: scopedKv(knex, manifest.id, 'default', clock, this.deps.groupCommit),

@@ -1,9 +1,16 @@
+import { fetchThrough } from '../../egress/fetch-through.js';
+import type { ProxyRouter } from '../../egress/proxy-router.js';
 import { MAX_OBJECT_BYTES } from '../input.js';
 
 export interface FetchLimits {
   /** Whole download, connection included. */
   timeoutMs: number;
   maxBytes: number;
+  /**
+   * The configured HTTP proxies (tenant `default`: CRL downloads are the platform's own calls). Carried
+   * with the limits because they reach every download the same way (the kernel hands them to pkiServices).
+   */
+  proxies?: Pick<ProxyRouter, 'routeFor'>;
 }
 
 export const DEFAULT_FETCH_LIMITS: FetchLimits = { timeoutMs: 15_000, maxBytes: MAX_OBJECT_BYTES };
@@ -18,12 +25,14 @@ export class FetchError extends Error {
  * size (counted while reading, whatever Content-Length claims), redirects followed by fetch's own limit.
  */
 export async function fetchCrl(url: string, limits: FetchLimits = DEFAULT_FETCH_LIMITS): Promise<Uint8Array> {
-  const protocol = new URL(url).protocol;
-  if (protocol !== 'http:' && protocol !== 'https:') throw new FetchError(`${url}: only http and https distribution points are fetched`);
+  const target = new URL(url);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new FetchError(`${url}: only http and https distribution points are fetched`);
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let response: Response;
   try {
-    response = await fetch(url, { signal, headers: { accept: 'application/pkix-crl, application/x-pkcs7-crl, */*' } });
+    const init: RequestInit = { signal, headers: { accept: 'application/pkix-crl, application/x-pkcs7-crl, */*' } };
+    const route = await limits.proxies?.routeFor(target);
+    response = route ? await fetchThrough(route, target, init) : await fetch(url, init);
   } catch (err) {
     throw new FetchError(`${url}: ${describe(err, limits)}`);
   }
@@ -57,5 +66,7 @@ export async function fetchCrl(url: string, limits: FetchLimits = DEFAULT_FETCH_
 function describe(err: unknown, limits: FetchLimits): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no complete answer within ${limits.timeoutMs} ms`;
+  // Through a proxy the message itself names the proxy and what it answered (fetch-through.ts).
+  if (e.message.startsWith('fetch failed: ')) return e.message.slice('fetch failed: '.length);
   return e.cause?.code ?? e.cause?.message ?? e.message;
 }

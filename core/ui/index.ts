@@ -1,0 +1,1 @@
+export { uiRoutes } from './routes.js';
