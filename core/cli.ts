@@ -11,6 +11,9 @@ import { BrokenRangeError, exportBundle } from './events/bundle/export.js';
 import { BundleRangeError, parseBound, resolveRange, type RangeBound } from './events/bundle/range.js';
 import { abandonedAfterMs } from './events/integrity/index.js';
 import { createIntegrityServices } from './events/integrity/services.js';
+import { CliUsageError, cliExport, cliImport, passphraseFromEnv } from './config-objects/transfer/cli.js';
+import { conflictCount } from './config-objects/transfer/import.js';
+import { ProblemError } from './errors/index.js';
 
 /** A bad configuration is one line on stderr naming the key and the reason, and exit code 2. */
 function configOrExit(): CertwrightConfig {
@@ -163,6 +166,63 @@ function eventsVerify(bundle: string, options: { key?: string }): void {
   process.exitCode = exitCode;
 }
 
+/**
+ * `config export|import`: plugins loaded (their configuration types are exported too) but not started,
+ * no scheduler, no port; the registry's functions are called directly as principal `cli`.
+ */
+async function withConfigKernel(run: (kernel: Kernel) => Promise<void>): Promise<void> {
+  const config = configOrExit();
+  const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'silent' } }, startPlugins: false });
+  try {
+    await run(kernel);
+  } catch (err) {
+    if (!(err instanceof CliUsageError || err instanceof ProblemError)) throw err;
+    process.stderr.write(`certwright: ${err.message}\n`);
+    process.exitCode = 2;
+  } finally {
+    await kernel.stop();
+  }
+}
+
+/** Flags checked before booting: a usage error costs no database connection. */
+function passphraseOrExit(name: string | undefined): string | undefined | null {
+  try {
+    return passphraseFromEnv(name);
+  } catch (err) {
+    process.stderr.write(`certwright: ${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return null;
+  }
+}
+
+async function configExport(options: { types?: string; passphraseEnv?: string }): Promise<void> {
+  const passphrase = passphraseOrExit(options.passphraseEnv);
+  if (passphrase === null) return;
+  await withConfigKernel(async (kernel) => {
+    const document = await cliExport(kernel.configObjects, { ...(options.types !== undefined ? { types: options.types } : {}), ...(passphrase !== undefined ? { passphrase } : {}) });
+    process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  });
+}
+
+async function configImport(file: string, options: { dryRun?: boolean; passphraseEnv?: string }): Promise<void> {
+  const passphrase = passphraseOrExit(options.passphraseEnv);
+  if (passphrase === null) return;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    process.stderr.write(`certwright: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await withConfigKernel(async (kernel) => {
+    const result = await cliImport(kernel.configObjects, text, { dryRun: options.dryRun === true, ...(passphrase !== undefined ? { passphrase } : {}) });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    // A conflict refuses the whole import (nothing written); on a dry run it says the import would be refused.
+    if (conflictCount(result) > 0) process.exitCode = 1;
+  });
+}
+
 const program = new Command('certwright').description('Certwright certificate lifecycle management').showHelpAfterError();
 program.command('serve').description('run the service (the default of npm start)').action(serve);
 program.command('migrate').description('apply database migrations (core and plugins) and exit').action(migrate);
@@ -184,5 +244,20 @@ events
   .option('--key <file>', 'the trusted public key (PEM); without it the bundled key is trusted')
   .description('check a proof bundle with no database: hashes, links, checkpoint signatures')
   .action(eventsVerify);
+
+const configuration = program.command('config').description('configuration objects: export and import');
+configuration
+  .command('export')
+  .description('print an export document of the configuration objects (secrets left out, or sealed under a passphrase)')
+  .option('--types <list>', 'only these types, comma-separated (type or export key: credential,proxies…)')
+  .option('--passphrase-env <VAR>', 'seal secrets under the passphrase held by this environment variable')
+  .action(configExport);
+configuration
+  .command('import')
+  .argument('<file>', 'export document (JSON)')
+  .option('--dry-run', 'report what the import would do, write nothing')
+  .option('--passphrase-env <VAR>', 'open sealed secrets with the passphrase held by this environment variable')
+  .description('import an export document in one transaction (all or nothing); prints the report, exit 1 on conflicts')
+  .action(configImport);
 
 await program.parseAsync(process.argv);

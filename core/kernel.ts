@@ -41,10 +41,11 @@ import { registerEventRoutes } from './events/routes/index.js';
 import { registerIntegrity } from './events/integrity/index.js';
 import { registerKvExpiry } from './plugins/kv-expiry.js';
 import { registerTriggers } from './triggers/index.js';
+import { triggerCredentialReferrers } from './triggers/credentials.js';
 import { registerEnrollment, type Enrollment } from './enrollment/index.js';
 import type { CoreServices } from './services.js';
 import { DecodeWorkers } from './workers/index.js';
-import { bootstrapConfigObjects, createConfigRegistry, mountConfigRoutes, type ConfigRegistry } from './config-objects/index.js';
+import { bootstrapConfigObjects, createConfigRegistry, credentialsFacade, mountConfigRoutes, type ConfigRegistry } from './config-objects/index.js';
 import { Storages } from './storage/index.js';
 import { uiRoutes } from './ui/index.js';
 
@@ -157,6 +158,7 @@ export class Kernel {
         clock,
         localAccounts: security.localAccounts(),
         proxies,
+        credentials: credentialsFacade(configObjects),
       });
 
       container.register({
@@ -218,11 +220,12 @@ export class Kernel {
       container.register({ inventory: asValue(inventory) });
       await registerInventoryRoutes(app, inventory);
       const runsJobs = !options.withoutPlugins && options.startPlugins !== false && config.scheduler.enabled;
-      const services: CoreServices = { config, knex: db.knex, engine: db.engine, groupCommit, clock, events, logger, scheduler, secrets, provided, plugins, inventory, runsJobs };
+      const services: CoreServices = { config, knex: db.knex, engine: db.engine, groupCommit, clock, events, logger, scheduler, secrets, provided, plugins, inventory, runsJobs, credentials: credentialsFacade(configObjects) };
       await registerEventRoutes(app, services);
       await registerIntegrity(app, services);
       await registerKvExpiry(services);
       await registerTriggers(app, services);
+      configObjects.addReferrerSource('credential', triggerCredentialReferrers(db.knex));
       const enrollment: Enrollment = await registerEnrollment(app, services, security);
       container.register({ enrollment: asValue(enrollment) });
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { CredentialsFacade } from '@certwright/sdk';
 import type { Logger } from 'pino';
 import type { CertwrightConfig } from './config/index.js';
 import type { DatabaseEngine } from './db/connection.js';
@@ -25,6 +26,8 @@ export interface CoreServices {
   provided: ProvidedServices;
   plugins: PluginManager;
   inventory: InventoryContext;
+  /** Credentials by name (core/config-objects), read at the time of use. */
+  credentials: CredentialsFacade;
   /**
    * This kernel will run jobs (scheduler.enabled, and not a CLI boot that starts nothing): only then does it
    * put recurring jobs in the schedule. A CLI command must not write the schedule, nor wait on its locks.

@@ -16,6 +16,7 @@ import { systemConfigurationType } from './types/system-configuration.js';
 import { termsOfServiceType } from './types/terms-of-service.js';
 
 export { ConfigRegistry, SECRET_MASK } from './registry.js';
+export { credentialsFacade } from './credentials-facade.js';
 export type { RegisteredType } from './registry.js';
 
 export interface ConfigObjectsDeps {
@@ -35,7 +36,8 @@ export function createConfigRegistry(deps: ConfigObjectsDeps): ConfigRegistry {
   registry.declare(termsOfServiceType);
   registry.declare(storageType(() => deps.provided.storages.types()));
   registry.declare(
-    systemConfigurationType(async (tenant, name) => (await deps.knex('triggers').where({ tenant, name }).first('id')) !== undefined),
+    // On the write's own transaction: SQLite has one connection, another would wait for it forever.
+    systemConfigurationType(async (db, tenant, name) => (await (db as Knex)('triggers').where({ tenant, name }).first('id')) !== undefined),
   );
   return registry;
 }

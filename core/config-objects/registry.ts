@@ -74,6 +74,8 @@ export class ConfigRegistry {
     const secrets = decl.secrets ?? [];
     // Secrets: nullable (null clears), and never required on input (left out = kept on update).
     const properties: Record<string, unknown> = { _id: { type: 'string' } };
+    // Other server-owned fields a client may echo back from a GET (decl.serverOwned): accepted, never stored.
+    for (const field of decl.serverOwned ?? []) properties[field] = {};
     for (const [field, schema] of Object.entries(decl.properties)) properties[field] = secrets.includes(field) ? { anyOf: [schema, { type: 'null' }] } : schema;
     const inputSchema = {
       type: 'object',
@@ -255,9 +257,10 @@ export class ConfigRegistry {
         throw this.problem(t, 'unknown', `No ${t.decl.noun} is named "${name}"`);
       }
       const body = await this.prepare(t, tenant, input, previous.body, trx, 'update');
-      const changed = changedFields(t, previous.body, body);
       await t.store.update(this.tenantOf(t, tenant), name, body, trx);
-      const stored: StoredObject = { ...previous, body };
+      // Read back: a store may keep fields it derives or keeps elsewhere (a team's managers, from its memberships).
+      const stored: StoredObject = (await t.store.get(this.tenantOf(t, tenant), name, trx)) ?? { ...previous, body };
+      const changed = changedFields(t, previous.body, stored.body);
       await this.committed(t, tenant, 'update', name, stored, changed, actor, trx);
       return this.view(t, stored);
     };
@@ -310,6 +313,7 @@ export class ConfigRegistry {
   hookContext(tenant: string, db: Db = this.deps.knex): ConfigHookContext {
     return {
       tenant,
+      db,
       lookup: async (type, name) => {
         const other = this.registered.get(type);
         if (!other) return null;
@@ -332,6 +336,7 @@ export class ConfigRegistry {
     this.checkShape(t, input);
     let body = cloneJson(input as ConfigObject);
     delete body._id;
+    for (const field of t.decl.serverOwned ?? []) delete body[field];
     // `merge` types: what a PUT leaves out keeps its value (their PUT was always so).
     if (previous && t.decl.update === 'merge') {
       body = { ...cloneJson(previous), ...body };

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isDefinedPlugin, type DefinedPlugin, type LocalAccountsFacade, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
+import { isDefinedPlugin, type CredentialsFacade, type DefinedPlugin, type LocalAccountsFacade, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { loadMigrationFolder, migrateLatest, pluginMigrationsTable } from '../db/migrator.js';
@@ -47,6 +47,8 @@ export interface PluginManagerDeps {
   localAccounts: LocalAccountsFacade;
   /** Routes plugins' outbound HTTP through the configured proxies (none: every call direct). */
   proxies?: ProxyRouter;
+  /** Credentials by name (the configuration registry's), for ctx.credentials. */
+  credentials: CredentialsFacade;
 }
 
 /**
@@ -135,6 +137,7 @@ export class PluginManager {
       pki: pkiToolkitFacade(clock),
       jobs: this.deps.scheduler.facadeFor(manifest.id, manifest.jobs ?? []),
       localAccounts: this.deps.localAccounts,
+      credentials: this.deps.credentials,
     };
   }
 

@@ -7,6 +7,7 @@ import type { TriggerRuntime } from './runtime.js';
 import { nameParams, triggerInputSchema, triggerListQuery, triggerPatchSchema, triggerSchema } from './schemas.js';
 import { testRun, testRunDefinition, triggerTestResultSchema, type TestDictionary } from './test-run.js';
 import { checkedTriggerOf } from './trigger-input.js';
+import { checkTriggerCredentials } from './credentials.js';
 
 const BASE = '/api/v1/triggers/';
 const CAPABILITY = 'configuration' as const;
@@ -95,6 +96,7 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
     },
     handler: async (request, reply) => {
       const checked = checkedTriggerOf(services, request.body);
+      await checkTriggerCredentials(services.credentials, request.tenant, checked, 'type' in request.body);
       const created = await repository.create(request.tenant, checked, principalOf(request));
       return reply.code(201).send(viewOf(created));
     },
@@ -114,6 +116,7 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
     handler: async (request) => {
       const current = await repository.get(request.tenant, request.body.name);
       const checked = checkedTriggerOf(services, request.body, { trigger: current, openSecret: (field) => repository.openSecret(current, field) });
+      await checkTriggerCredentials(services.credentials, request.tenant, checked, 'type' in request.body);
       return viewOf(await repository.update(request.tenant, checked, principalOf(request)));
     },
   });

@@ -6,7 +6,11 @@ interface WebhookTarget {
   secret: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** An Authorization header from a credential, read at each delivery (a rotation applies to the next one). */
+  authentication?: { type: 'basic' | 'bearer'; credentials: string };
 }
+
+const AUTH_KIND = { basic: 'password', bearer: 'raw' } as const;
 
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -52,12 +56,23 @@ function validUrl(url: unknown): boolean {
 export default definePlugin({
   register(ctx) {
     const policy = egressPolicyFrom(ctx.instances[0]?.config);
+    /** Basic from a password credential, Bearer from a raw one; an unusable credential fails the delivery for good. */
+    const authorizationOf = async (auth: NonNullable<WebhookTarget['authentication']>, tenant: string): Promise<string> => {
+      const credential = await ctx.credentials.resolve(auth.credentials, { kind: AUTH_KIND[auth.type], target: 'trigger', tenant });
+      return auth.type === 'basic'
+        ? `Basic ${Buffer.from(`${credential.login ?? ''}:${credential.password ?? ''}`).toString('base64')}`
+        : `Bearer ${credential.secret ?? ''}`;
+    };
     const channel: TriggerChannel<WebhookTarget> = {
       validateTarget(target): target is WebhookTarget {
         if (typeof target !== 'object' || target === null) return false;
         const t = target as Partial<WebhookTarget>;
         if (!validUrl(t.url) || typeof t.secret !== 'string' || t.secret.length === 0) return false;
         if (t.timeoutMs !== undefined && (!Number.isInteger(t.timeoutMs) || t.timeoutMs <= 0)) return false;
+        if (t.authentication !== undefined) {
+          const a = t.authentication as Partial<WebhookTarget['authentication']> | null;
+          if (!a || !(a.type === 'basic' || a.type === 'bearer') || typeof a.credentials !== 'string' || a.credentials.length === 0) return false;
+        }
         if (t.headers === undefined) return true;
         if (typeof t.headers !== 'object' || t.headers === null) return false;
         return Object.entries(t.headers).every(
@@ -72,12 +87,14 @@ export default definePlugin({
       async send(event, target) {
         const body = JSON.stringify(webhookPayload(event));
         const timestamp = ctx.clock.now();
+        const authorization = target.authentication ? await authorizationOf(target.authentication, event.tenant) : undefined;
         return postJson(ctx.http, target.url, body, {
           policy,
           ...(target.timeoutMs ? { timeoutMs: target.timeoutMs } : {}),
           headers: {
             'user-agent': 'Certwright-Webhook/1.0',
             ...target.headers,
+            ...(authorization ? { authorization } : {}),
             'x-certwright-event': event.code,
             'x-certwright-event-id': event.id,
             'x-certwright-delivery': deliveryId(event),

@@ -21,6 +21,8 @@ export interface ConfigReference {
 
 export interface ConfigHookContext {
   tenant: string;
+  /** The registry's database handle: the transaction of the write in progress (queries must use it, not another connection). */
+  db: unknown;
   /** The stored object of another type, secrets open (null when absent): for cross-checks in hooks. */
   lookup(type: string, name: string): Promise<ConfigObject | null>;
 }
@@ -43,6 +45,7 @@ export interface ConfigTypeStore {
   get(tenant: string, name: string, db: unknown): Promise<StoredConfigObject | null>;
   /** null when the name is taken. */
   insert(tenant: string, name: string, body: ConfigObject, db: unknown): Promise<StoredConfigObject | null>;
+  /** The registry reads the object back (get) after an update: what it answers and its event's `changed`. */
   update(tenant: string, name: string, body: ConfigObject, db: unknown): Promise<boolean>;
   remove(tenant: string, name: string, db: unknown): Promise<boolean>;
 }
@@ -91,6 +94,11 @@ export interface ConfigObjectType {
   /** Input fields (JSON Schema properties of the object, the key included), and which are required. */
   properties: Record<string, JsonSchema>;
   required?: readonly string[];
+  /**
+   * Fields the server owns that a client may echo back from a GET besides `_id` (`createdAt`, `updatedAt`):
+   * accepted on input and dropped, never stored (not to be listed in `properties`).
+   */
+  serverOwned?: readonly string[];
   /** Dotted paths of secret fields: sealed at rest, answered `********`, never exported in clear. */
   secrets?: readonly string[];
   references?: readonly ConfigReference[];

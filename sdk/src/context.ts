@@ -96,6 +96,31 @@ export interface SecretsFacade {
   open(sealed: string, aad?: string): string;
 }
 
+/** A credential (/api/v1/security/credentials/) with its secrets, as a plugin uses it. */
+export interface ResolvedCredential {
+  name: string;
+  type: 'password' | 'raw' | 'x509' | 'keypair';
+  login?: string;
+  password?: string;
+  /** `raw`: the token or API key. */
+  secret?: string;
+  certificate?: string;
+  privateKey?: string;
+  publicKey?: string;
+}
+
+/**
+ * Credentials by name, read at the time of use: a rotation (a PUT on the credential) applies to the very
+ * next call of every plugin naming it. Since SDK 1.6.
+ */
+export interface CredentialsFacade {
+  /**
+   * The named credential; a PermanentError when it does not exist, is of another kind, or lists targets
+   * that do not include `target` (what uses it: `trigger`, `pki`, `dcv`, `storage`…).
+   */
+  resolve(name: string, use: { kind: ResolvedCredential['type']; target: string; tenant?: string }): Promise<ResolvedCredential>;
+}
+
 export type NewEvent = Omit<CertwrightEvent, 'id' | 'timestamp' | 'tenant'> & { tenant?: string };
 
 export interface EventsFacade {
@@ -139,6 +164,8 @@ export interface PluginContext {
   events: EventsFacade;
   /** The platform's local accounts (identity providers verify secrets through it). */
   localAccounts: LocalAccountsFacade;
+  /** Credentials administrators keep in /api/v1/security/credentials/ (since SDK 1.6). */
+  credentials: CredentialsFacade;
   /** The platform's PKI toolkit: keys, certificates, CRLs and OCSP responses (connectors that sign). */
   pki: PkiToolkitFacade;
   /** Background jobs, persisted in the database; only the names the manifest's `jobs` lists. */

@@ -12,6 +12,7 @@
  */
 import t from 'tap';
 import { bootKernel } from '../helpers/kernel.js';
+import { newId } from '../../core/db/ids.js';
 import { type Json, McpClient, expectOk, expectProblem, getStripMergePut, itemPath, normalizeItems } from './mcp-config-client.js';
 
 const kernel = await bootKernel(t);
@@ -86,6 +87,12 @@ t.test('system configuration: list, get by type, update (upsert) — system-conf
   expectOk(t, custom.res, 'update_system_config interface_customization', [200]);
   expectProblem(t, (await getStripMergePut(t, mcp, SYSCONF, 'internal_monitor', { cron: 'not a cron' })).res, 'an invalid Quartz cron', { status: 400, suffix: '002' });
   expectProblem(t, (await getStripMergePut(t, mcp, SYSCONF, 'storage', { archiveStorage: 'no-such-storage' })).res, 'an unknown storage', { status: 400, suffix: '002' });
+  // The license entry names triggers that must exist (checked on the write's own connection: SQLite has one).
+  const now = Date.now();
+  await kernel.db.knex('triggers').insert({ id: newId(now), tenant: 'default', name: 'licence-alert', channel: 'log', target: '{}', target_secrets: '{}', events: '[]', thresholds: '[]', trigger_type: 'notification', created_at: now, updated_at: now });
+  const license = await getStripMergePut(t, mcp, SYSCONF, 'license', { triggers: { onLicenseExpiration: ['licence-alert'] } });
+  expectOk(t, license.res, 'update_system_config license', [200]);
+  expectProblem(t, (await getStripMergePut(t, mcp, SYSCONF, 'license', { triggers: { onLicenseUsage: ['no-such-trigger'] } })).res, 'an unknown trigger', { status: 400, suffix: '002' });
   // No POST (the vendor's QA answers 404) and no DELETE.
   t.equal((await mcp.post(SYSCONF.routeCollection, { type: 'license' })).status, 404, 'POST is not a route');
 });

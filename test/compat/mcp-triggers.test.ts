@@ -123,7 +123,29 @@ t.test('create_rest_notification — horizon-mcp src/tools/triggers.ts:L356-L571
   const twoSteps = expectProblem(t, await mcp.post('/api/v1/triggers', { ...body, name: 'mcp-rest-2', sequence: [body.sequence[0], body.sequence[0]] }), 'two steps', { status: 400, suffix: '002' });
   t.match(twoSteps.detail, /^sequence:/);
   const basic = expectProblem(t, await mcp.post('/api/v1/triggers', { ...body, name: 'mcp-rest-2', sequence: [{ ...body.sequence[0], authenticationType: 'basic', credentials: 'svc' }] }), 'basic auth', { status: 400, suffix: '002' });
-  t.match(basic.detail, /^sequence\[0\]\.authenticationType:/);
+  t.match(basic.detail, /^sequence\[0\]\.credentials: .*no credential is named "svc"/, 'basic auth needs credentials that exist');
+  const x509 = expectProblem(t, await mcp.post('/api/v1/triggers', { ...body, name: 'mcp-rest-2', sequence: [{ ...body.sequence[0], authenticationType: 'x509', credentials: 'svc' }] }), 'x509 auth', { status: 400, suffix: '002' });
+  t.match(x509.detail, /^sequence\[0\]\.authenticationType:/);
+});
+
+t.test('create_rest_notification with basic authentication from credentials, rotated by a PUT', async (t) => {
+  const credentials = { name: 'svc', type: 'password', login: 'hook-user', password: { value: 'First-Hook-Password' }, targets: ['trigger'] };
+  expectOk(t, await mcp.post('/api/v1/security/credentials', credentials), 'create credentials', [201]);
+  const step = { url: `${receiver.base}/basic`, method: 'POST', authenticationType: 'basic', credentials: 'svc', expectedHttpCodes: [200], timeout: '30 seconds' };
+  const created = await mcp.post('/api/v1/triggers', { name: 'mcp-rest-basic', type: 'rest', events: ['on_enroll'], retries: 1, sequence: [step] });
+  expectOk(t, created, 'create a rest trigger with basic auth', [201]);
+  t.match(created.body, { sequence: [{ authenticationType: 'basic', credentials: 'svc' }] }, 'answered as sent');
+  const basicOf = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+
+  expectOk(t, await mcp.patch('/api/v1/triggers', { name: 'mcp-rest-basic' }), 'simulate', [200]);
+  t.equal(receiver.received.filter((r) => r.path === '/basic').at(-1)?.headers.authorization, basicOf('hook-user', 'First-Hook-Password'), 'the Authorization header comes from the credentials');
+  expectOk(t, await mcp.put('/api/v1/security/credentials', { ...credentials, password: { value: 'Rotated-Hook-Password' } }), 'rotate the password', [200]);
+  expectOk(t, await mcp.patch('/api/v1/triggers', { name: 'mcp-rest-basic' }), 'simulate again', [200]);
+  t.equal(receiver.received.filter((r) => r.path === '/basic').at(-1)?.headers.authorization, basicOf('hook-user', 'Rotated-Hook-Password'), 'the rotation applies to the next delivery');
+  const inUse = expectProblem(t, await mcp.delete('/api/v1/security/credentials/svc'), 'delete credentials a trigger uses', { status: 400, suffix: '005' });
+  t.match(inUse.message, 'trigger/mcp-rest-basic');
+  t.equal((await mcp.delete(itemPath(SPEC.routeItem, 'mcp-rest-basic'))).status, 204);
+  t.equal((await mcp.delete('/api/v1/security/credentials/svc')).status, 204, 'deletable once unused');
 });
 
 t.test('list_triggers — horizon-mcp src/tools/triggers.ts:L273-L325', async (t) => {

@@ -16,7 +16,7 @@ const triggerNames = { type: ['array', 'null'], maxItems: 64, items: { type: 'st
  * System configuration (/api/v1/system/configuration/: GET, GET /:type, PUT): the runtime-changeable
  * settings, one entry per type, created at first start and changed by PUT (no POST, no DELETE).
  */
-export function systemConfigurationType(triggerExists: (tenant: string, name: string) => Promise<boolean>): ConfigObjectType {
+export function systemConfigurationType(triggerExists: (db: unknown, tenant: string, name: string) => Promise<boolean>): ConfigObjectType {
   return {
     type: 'system-configuration',
     title: 'System configuration',
@@ -73,7 +73,7 @@ export function systemConfigurationType(triggerExists: (tenant: string, name: st
         }
         if (type === 'license' && object.triggers && typeof object.triggers === 'object') {
           for (const [event, names] of Object.entries(object.triggers as Record<string, string[] | null>)) {
-            for (const name of names ?? []) if (!(await triggerExists(context.tenant, name))) return `triggers.${event}: no trigger is named "${name}"`;
+            for (const name of names ?? []) if (!(await triggerExists(context.db, context.tenant, name))) return `triggers.${event}: no trigger is named "${name}"`;
           }
         }
       },

@@ -62,7 +62,8 @@ export function derivedHorizonOf(t: Pick<Trigger, 'channel' | 'target' | 'events
     const step: Json = {
       url: target.url,
       method: 'POST',
-      authenticationType: 'noauth',
+      authenticationType: isObject(target.authentication) ? target.authentication.type : 'noauth',
+      ...(isObject(target.authentication) ? { credentials: target.authentication.credentials } : {}),
       ...(headers.length ? { headers } : {}),
       ...(typeof target.timeoutMs === 'number' ? { timeout: durationOf(target.timeoutMs) } : {}),
     };

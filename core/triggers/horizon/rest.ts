@@ -90,9 +90,11 @@ export function restMapping(body: Json, keepSecret: boolean, currentSequence?: u
   const method = typeof step.method === 'string' ? step.method.toUpperCase() : 'POST';
   if (method !== 'POST') throw refused(at('method'), `the webhook channel sends POST only, not ${method}`);
   const auth = step.authenticationType ?? 'noauth';
-  if (auth !== 'noauth') throw refused(at('authenticationType'), `"${String(auth)}" has no counterpart: Certwright stores no credentials for triggers (the receiver verifies the X-Certwright-Signature HMAC instead)`);
-  if (step.credentials !== undefined && step.credentials !== null) throw refused(at('credentials'), 'Certwright stores no credentials for triggers');
-  if (step.proxy !== undefined && step.proxy !== null) throw refused(at('proxy'), 'Certwright has no HTTP proxies: the channel connects directly');
+  if (auth !== 'noauth' && auth !== 'basic' && auth !== 'bearer') throw refused(at('authenticationType'), `"${String(auth)}" is not supported: noauth, or basic / bearer with credentials (the receiver can also verify the X-Certwright-Signature HMAC)`);
+  const credentials = step.credentials ?? null;
+  if (auth === 'noauth' && credentials !== null) throw refused(at('credentials'), 'credentials go with authenticationType basic or bearer');
+  if (auth !== 'noauth' && (typeof credentials !== 'string' || credentials.length === 0)) throw refused(at('credentials'), `the name of a ${auth === 'basic' ? 'password' : 'raw'} credential (/api/v1/security/credentials/)`);
+  if (step.proxy !== undefined && step.proxy !== null) throw refused(at('proxy'), 'proxies are chosen by destination: give the HTTP proxy (/api/v1/proxy/httpproxies/) this host in its destinations');
   const codes = step.expectedHttpCodes;
   if (codes !== undefined && codes !== null) {
     if (!Array.isArray(codes) || codes.some((c) => !Number.isInteger(c))) throw refused(at('expectedHttpCodes'), 'a list of HTTP status codes');
@@ -119,6 +121,7 @@ export function restMapping(body: Json, keepSecret: boolean, currentSequence?: u
     if (ms === null || ms < TIMEOUT_MIN_MS || ms > TIMEOUT_MAX_MS) throw refused(at('timeout'), `a duration between ${TIMEOUT_MIN_MS} ms and ${TIMEOUT_MAX_MS / 1000} seconds, such as "30 seconds"`);
     target.timeoutMs = ms;
   }
+  if (auth !== 'noauth') target.authentication = { type: auth, credentials };
   if (!keepSecret) target.secret = randomBytes(32).toString('hex');
   return { channel: 'webhook', target, fields: { sequence } };
 }

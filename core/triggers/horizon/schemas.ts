@@ -34,7 +34,7 @@ export const horizonProperties = {
     maxItems: 20,
     items: { type: 'object', additionalProperties: true },
     description:
-      'type rest: one request {url, method: POST, authenticationType: noauth, expectedHttpCodes (2xx only), timeout, headers: [{name, value}], payloadType, payload} → the webhook channel (a signed JSON POST of the event; a signing secret is generated). payloadType and payload are kept but the event JSON is sent. Several steps, other methods, authentication, credentials, proxies and templates in the URL or headers are refused. Horizon 2.9 and earlier put the request at the top level (url, method, …, below) instead: either form is accepted, and a rest trigger answers both.',
+      'type rest: one request {url, method: POST, authenticationType: noauth, expectedHttpCodes (2xx only), timeout, headers: [{name, value}], payloadType, payload} → the webhook channel (a signed JSON POST of the event; a signing secret is generated). payloadType and payload are kept but the event JSON is sent. authenticationType basic or bearer takes `credentials` (the name of a password or raw credential, read at each delivery). Several steps, other methods, other authentication types, a named proxy (proxies are chosen by destination) and templates in the URL or headers are refused. Horizon 2.9 and earlier put the request at the top level (url, method, …, below) instead: either form is accepted, and a rest trigger answers both.',
   },
   url: { type: ['string', 'null'], maxLength: 2048, description: `type rest, the request at the top level (older shape): ${REST_TOP}` },
   method: { type: ['string', 'null'], maxLength: 16, description: `type rest: ${REST_TOP}` },
