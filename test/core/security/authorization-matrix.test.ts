@@ -18,7 +18,14 @@ const PUBLIC_ROUTES = new Set([
   'GET /pki/:connector/ca', // AIA caIssuers
   'POST /pki/:connector/ocsp', // OCSP responder (RFC 6960)
   'GET /pki/:connector/ocsp/*', // OCSP GET form
+  'GET /api/v1/ui/', // the login page's customization (version, logo, announcements): nothing secret
 ]);
+
+/**
+ * Authenticated routes whose answer is limited to the configuration sections the caller may read, and that
+ * refuse (403) a caller who may read none (spec: adoc.get answers 403).
+ */
+const SECTION_LIMITED = new Set(['GET /api/v1/adoc']);
 
 /** A concrete URL for a route pattern: parameters and wildcards filled with a harmless value. */
 function concrete(url: string): string {
@@ -58,7 +65,10 @@ t.test('authorization matrix generated from the route table', async (t) => {
     t.match(anonymous.json(), { error: /^SEC-AUTH-00\d$/ }, `${name}: SEC-AUTH code`);
 
     const withoutPermission = await call(route, nobody.headers);
-    if (route.access === 'authenticated') {
+    if (route.access === 'authenticated' && SECTION_LIMITED.has(name)) {
+      t.equal(withoutPermission.statusCode, 403, `${name}: a caller who may read no section → 403`);
+      t.match(withoutPermission.json(), { error: 'SEC-PERM-001' });
+    } else if (route.access === 'authenticated') {
       t.not(withoutPermission.statusCode, 401, `${name}: open to any authenticated principal`);
       t.not(withoutPermission.statusCode, 403, `${name}: open to any authenticated principal`);
     } else {
