@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ConfigHookContext, ConfigObject, ConfigObjectType, ConfigTypeStore } from '@certwright/sdk';
@@ -14,6 +15,10 @@ import type { ConfigObjectStore, StoredObject } from './store.js';
 export const SECRET_MASK = '********';
 
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: false, coerceTypes: false });
+// ajv-formats is CommonJS: its default export is the plugin function.
+const addFormats = addFormatsPlugin as unknown as (instance: Ajv) => Ajv;
+// `format` keywords (email, uri, date-time…) are checked, as fastify's own validator checks them.
+addFormats(ajv);
 
 /** A declared type with what the registry derives from it once. */
 export interface RegisteredType {

@@ -21,6 +21,10 @@ import { teamRoutes } from './groups/team-routes.js';
 import { localIdentityRoutes } from './locals/routes.js';
 import { passwordPolicyRoutes } from './password-policies/routes.js';
 import { passwordPolicyType } from './password-policies/config-type.js';
+import { roleType } from './groups/role-config-type.js';
+import { RoleStore } from './groups/role-store.js';
+import { teamType } from './groups/team-config-type.js';
+import { TeamStore } from './groups/team-store.js';
 import { PasswordPolicyRepository } from './password-policies/repository.js';
 import type { ConfigObjectType } from '@certwright/sdk';
 import { PasswordPolicyService } from './password-policies/service.js';
@@ -166,7 +170,14 @@ export class SecurityCore {
 
   /** The security collections served by the configuration registry (core/config-objects). */
   configTypes(): ConfigObjectType[] {
-    return [passwordPolicyType((db) => new PasswordPolicyRepository(db, this.deps.clock))];
+    const { knex, clock } = this.deps;
+    // A role or team change applies to principals from the next request (as recordChange did).
+    const invalidatePrincipals = (): void => this.invalidate('principals');
+    return [
+      passwordPolicyType((db) => new PasswordPolicyRepository(db, clock)),
+      roleType(new RoleStore(knex, clock), invalidatePrincipals),
+      teamType(new TeamStore(knex, clock), invalidatePrincipals),
+    ];
   }
 
   /** First start: the `local` identity provider and the `administrator` account. */

@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
 import { newId } from '../../db/ids.js';
-import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError, type ErrorCode } from '../../errors/index.js';
 import type { LocalizedText } from '../principals/resolver.js';
 import { lockingRead, parseJson } from './input.js';
 import * as memberships from './memberships.js';
-import type { GroupKind, Member, MemberChange } from './memberships.js';
+import type { Db, GroupKind, Member, MemberChange } from './memberships.js';
 
 /** What roles and teams have in common. */
 export interface GroupInput {
@@ -14,13 +13,15 @@ export interface GroupInput {
   description: LocalizedText[];
 }
 
-export type Stored<T> = T & { id: string };
+export type Stored<T> = T & { id: string; createdAt: number; updatedAt: number };
 
 export interface GroupRow {
   id: string;
   name: string;
   display_name: string;
   description: string;
+  created_at: number | string;
+  updated_at: number | string;
   [column: string]: unknown;
 }
 
@@ -73,6 +74,8 @@ export abstract class GroupStore<T extends GroupInput> {
       displayName: parseJson<LocalizedText[]>(row.display_name, []),
       description: parseJson<LocalizedText[]>(row.description, []),
       ...this.fields(row),
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
     } as Stored<T>;
   }
 
@@ -89,12 +92,12 @@ export abstract class GroupStore<T extends GroupInput> {
     return new ProblemError(this.codes.notFound, { message: `No ${this.kind} is named "${name}"` });
   }
 
-  async list(tenant: string): Promise<Stored<T>[]> {
-    const rows = (await this.knex(this.table).where({ tenant }).orderBy('name')) as GroupRow[];
-    return this.withRelated(this.knex, tenant, rows.map((r) => this.fromRow(r)));
+  async list(tenant: string, db: Db = this.knex): Promise<Stored<T>[]> {
+    const rows = (await db(this.table).where({ tenant }).orderBy('name')) as GroupRow[];
+    return this.withRelated(db, tenant, rows.map((r) => this.fromRow(r)));
   }
 
-  async find(db: Knex | Knex.Transaction, tenant: string, name: string): Promise<Stored<T> | null> {
+  async find(db: Db, tenant: string, name: string): Promise<Stored<T> | null> {
     const row = (await db(this.table).where({ tenant, name }).first()) as GroupRow | undefined;
     return row ? (await this.withRelated(db, tenant, [this.fromRow(row)]))[0]! : null;
   }
@@ -112,38 +115,42 @@ export abstract class GroupStore<T extends GroupInput> {
     return this.fromRow(row);
   }
 
-  async create(tenant: string, input: T): Promise<Stored<T>> {
-    const now = this.clock();
-    const id = newId(now);
-    try {
-      return await this.knex.transaction(async (trx) => {
-        await trx(this.table).insert({ id, tenant, ...this.row(input), created_at: now, updated_at: now });
-        await this.writeRelated(trx, tenant, input);
-        return (await this.find(trx, tenant, input.name))!;
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ProblemError(this.codes.exists, { message: `A ${this.kind} named "${input.name}" already exists` });
-      throw err;
-    }
-  }
-
-  /** Replaces the group named in the input (PUT: the name identifies it; renaming a team is PATCH). */
-  async update(tenant: string, input: T): Promise<Stored<T>> {
-    return this.knex.transaction(async (trx) => {
-      const changed = await trx(this.table)
-        .where({ tenant, name: input.name })
-        .update({ ...this.row(input), updated_at: this.clock() });
-      if (changed === 0) throw this.notFound(input.name);
+  /**
+   * The standard set's writes (the configuration registry calls them through the store adapter of
+   * group-config-store.ts, with its database handle or transaction): each in `db`'s transaction, or in one of
+   * its own when `db` is not one, so a group's row and what it keeps outside (writeRelated) commit together.
+   *
+   * Creates the group; throws the database's unique violation when the name is taken.
+   */
+  async insert(db: Db, tenant: string, input: T): Promise<Stored<T>> {
+    return inTransaction(db, async (trx) => {
+      const now = this.clock();
+      await trx(this.table).insert({ id: newId(now), tenant, ...this.row(input), created_at: now, updated_at: now });
       await this.writeRelated(trx, tenant, input);
       return (await this.find(trx, tenant, input.name))!;
     });
   }
 
-  async remove(tenant: string, name: string): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      await this.lock(trx, tenant, name);
+  /** Replaces the group named in the input (PUT: the name identifies it; renaming a team is PATCH); null when there is none. */
+  async replace(db: Db, tenant: string, input: T): Promise<Stored<T> | null> {
+    return inTransaction(db, async (trx) => {
+      const changed = await trx(this.table)
+        .where({ tenant, name: input.name })
+        .update({ ...this.row(input), updated_at: this.clock() });
+      if (changed === 0) return null;
+      await this.writeRelated(trx, tenant, input);
+      return (await this.find(trx, tenant, input.name))!;
+    });
+  }
+
+  /** Deletes the group and its memberships; false when there is none. */
+  async delete(db: Db, tenant: string, name: string): Promise<boolean> {
+    return inTransaction(db, async (trx) => {
+      const row = await lockingRead(trx, trx(this.table).where({ tenant, name }).first('id'));
+      if (!row) return false;
       await memberships.removeGroup(trx, tenant, this.kind, name);
       await trx(this.table).where({ tenant, name }).delete();
+      return true;
     });
   }
 
@@ -169,4 +176,9 @@ export abstract class GroupStore<T extends GroupInput> {
       return memberships.removeMembers(trx, tenant, this.kind, name, identifiers);
     });
   }
+}
+
+/** `fn` in `db` when it is a transaction, else in a transaction of its own. */
+function inTransaction<R>(db: Db, fn: (trx: Knex.Transaction) => Promise<R>): Promise<R> {
+  return (db as Knex.Transaction).isTransaction ? fn(db as Knex.Transaction) : db.transaction(fn);
 }

@@ -111,6 +111,28 @@ const rows: Row[] = [
     bad: { patch: { maxChar: 5000 }, field: 'maxChar' },
     codes: { created: 'SEC-PWD-CREATED', updated: 'SEC-PWD-UPDATED', deleted: 'SEC-PWD-DELETED' },
   },
+  {
+    // Roles: their own table and memberships (core/security/groups), permissions checked by the catalogue.
+    type: 'role',
+    base: '/api/v1/security/roles/',
+    family: 'SEC-ROLE',
+    section: 'roles',
+    valid: { name: 'auditors', displayName: [{ lang: 'en', value: 'Auditors' }], permissions: [{ value: 'search:events' }] },
+    update: { patch: { permissions: [{ value: 'search:*' }] }, field: 'permissions' },
+    bad: { patch: { permissions: [{ value: 'admin' }] }, field: 'permissions' },
+    codes: { created: 'SEC-ROLE-CREATED', updated: 'SEC-ROLE-UPDATED', deleted: 'SEC-ROLE-DELETED' },
+  },
+  {
+    // Teams: their own table, managers kept as membership flags, webhook (core/security/groups).
+    type: 'team',
+    base: '/api/v1/security/teams/',
+    family: 'SEC-TEAM',
+    section: 'teams',
+    valid: { name: 'pki-ops', contact: 'pki@example.com', webhook: { type: 'slack', url: 'https://hooks.slack.com/services/T0/B0/x' } },
+    update: { patch: { contact: 'ops@example.com' }, field: 'contact' },
+    bad: { patch: { contact: 'not-an-email' }, field: 'contact' },
+    codes: { created: 'SEC-TEAM-CREATED', updated: 'SEC-TEAM-UPDATED', deleted: 'SEC-TEAM-DELETED' },
+  },
 ];
 
 
@@ -149,7 +171,7 @@ for (const row of rows) {
     // An accepted change.
     const updated = await admin('PUT', row.base, { ...row.valid, ...row.update.patch });
     t.equal(updated.statusCode, 200, 'updated');
-    t.equal((updated.json() as Json)[row.update.field], row.update.patch[row.update.field], 'the answer holds the change');
+    t.strictSame((updated.json() as Json)[row.update.field], row.update.patch[row.update.field], 'the answer holds the change');
 
     // A bad field: 400 -002 naming it, nothing changed.
     const before = (await admin('GET', `${row.base}${name}`)).json();

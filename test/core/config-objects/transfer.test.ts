@@ -50,6 +50,8 @@ const FIXTURES: Record<string, { method: 'POST' | 'PUT'; base: string; body: Jso
     { method: 'PUT', base: '/api/v1/system/configuration/', body: { type: 'storage', archiveStorage: 'reports', magicLinkReportStorage: 'db' } },
   ],
   'password-policy': [{ method: 'POST', base: '/api/v1/security/passwordpolicies/', body: { name: 'strong', minChar: 20, maxChar: 64, minLoChar: 2, minUpChar: 2, minDiChar: 2, minSpChar: 2, spChar: '!#$%' } }],
+  role: [{ method: 'POST', base: '/api/v1/security/roles/', body: { name: 'auditors', displayName: [{ lang: 'en', value: 'Auditors' }], permissions: [{ value: 'search:events' }] } }],
+  team: [{ method: 'POST', base: '/api/v1/security/teams/', body: { name: 'pki', contact: 'pki@example.com', managers: ['alice'], webhook: { type: 'slack', url: 'https://hooks.slack.com/services/T0/B0/x' } } }],
 };
 
 const capture = new LogCapture();

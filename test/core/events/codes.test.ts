@@ -31,6 +31,9 @@ const NOT_EVENTS = new Set([
   'ML-DSA-87',
   'READ-COMMITTED', // a transaction isolation level
   'HTTP-PROXY', // the HTTP proxies' problem code family (core/config-objects/types/http-proxy.ts)
+  'SEC-PWD', // problem code families of security collections on the configuration registry (errorFamily)
+  'SEC-ROLE',
+  'SEC-TEAM',
 ]);
 
 /**

@@ -109,13 +109,14 @@ t.test('bad role input is refused with a stable code and nothing is written', as
 
   const cases: [string, Method, string, unknown, number, string, RegExp?][] = [
     ['malformed JSON', 'POST', ROLES, '{"name": "x",', 400, 'HTTP-002'],
-    ['unknown field', 'POST', ROLES, { name: 'x', colour: 'red' }, 400, 'HTTP-003'],
-    ['name with a slash', 'POST', ROLES, { name: 'a/b' }, 400, 'HTTP-003'],
-    ['empty name', 'POST', ROLES, { name: '' }, 400, 'HTTP-003'],
-    ['name too long', 'POST', ROLES, { name: 'x'.repeat(192) }, 400, 'HTTP-003'],
+    // Invalid input is the collection's own -002 naming the field (every configuration type alike).
+    ['unknown field', 'POST', ROLES, { name: 'x', colour: 'red' }, 400, 'SEC-ROLE-002', /colour/],
+    ['name with a slash', 'POST', ROLES, { name: 'a/b' }, 400, 'SEC-ROLE-002', /name/],
+    ['empty name', 'POST', ROLES, { name: '' }, 400, 'SEC-ROLE-002', /name/],
+    ['name too long', 'POST', ROLES, { name: 'x'.repeat(192) }, 400, 'SEC-ROLE-002', /name/],
     ['unknown permission group', 'POST', ROLES, { name: 'x', permissions: [{ value: 'admin' }] }, 400, 'SEC-ROLE-002', /permissions\[0\]: "admin" has an unknown group/],
     ['unknown section', 'POST', ROLES, { name: 'x', permissions: [{ value: 'configuration:scheduler:read' }, { value: 'configuration:nope:read' }] }, 400, 'SEC-ROLE-002', /permissions\[1\]: .*unknown segment "nope"/],
-    ['permission field unknown', 'POST', ROLES, { name: 'x', permissions: [{ value: '*', scope: 'all' }] }, 400, 'HTTP-003'],
+    ['permission field unknown', 'POST', ROLES, { name: 'x', permissions: [{ value: '*', scope: 'all' }] }, 400, 'SEC-ROLE-002', /scope/],
     ['duplicate', 'POST', ROLES, { name: 'operators' }, 400, 'SEC-ROLE-004', /"operators" already exists/],
     ['update of an unknown role', 'PUT', ROLES, { name: 'ghosts' }, 404, 'SEC-ROLE-003'],
     ['bad permission on update', 'PUT', ROLES, { name: 'operators', permissions: [{ value: 'lifecycle:*:*:teleport:direct' }] }, 400, 'SEC-ROLE-002'],
