@@ -61,7 +61,8 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
     ajv: {
       // Reject what a schema forbids instead of silently dropping it; routes that must tolerate
       // unknown fields (client-compat) simply do not forbid them.
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
+      // allowUnionTypes: `type: ['array', 'string', 'null']` is meant (localized texts), not a mistake to warn about at every boot.
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, allowUnionTypes: true },
     },
   }) as unknown as FastifyInstance;
 
