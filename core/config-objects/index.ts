@@ -51,16 +51,5 @@ export function mountConfigRoutes(app: FastifyInstance, registry: ConfigRegistry
 
 /** First start of a tenant: each type's default objects that do not exist yet (never overwrites). */
 export async function bootstrapConfigObjects(registry: ConfigRegistry, tenant: string): Promise<void> {
-  for (const t of registry.types()) {
-    for (const object of t.decl.defaults ?? []) {
-      const name = object[t.key] as string;
-      if (await registry.getStored(t.decl.type, tenant, name)) continue;
-      try {
-        await registry.create(t.decl.type, tenant, object, { principal: 'system' });
-      } catch (err) {
-        // Another node created it first.
-        if (!String((err as { code?: string }).code ?? '').endsWith('-004')) throw err;
-      }
-    }
-  }
+  for (const t of registry.types()) for (const object of t.decl.defaults ?? []) await registry.seed(t.decl.type, tenant, object);
 }

@@ -249,6 +249,19 @@ export class ConfigRegistry {
     return this.view(t, stored);
   }
 
+  /**
+   * A first-start default (the `default` storage, the system configuration entries): created when absent,
+   * validated as any object, but not an event: no principal made it (as the `Default` password policy's
+   * seed is not). false when it existed already (another node seeded it first).
+   */
+  async seed(type: string, tenant: string, object: ConfigObject): Promise<boolean> {
+    const t = this.require(type);
+    const name = this.nameOf(t, object);
+    if (await t.store.get(this.tenantOf(t, tenant), name, this.deps.knex)) return false;
+    const body = await this.prepare(t, tenant, object, null, this.deps.knex, 'create');
+    return (await t.store.insert(this.tenantOf(t, tenant), name, body, this.deps.knex)) !== null;
+  }
+
   /** Updates the object the body names (a PUT on the collection); upserts on types that have no POST. */
   async update(type: string, tenant: string, input: unknown, actor: Actor, db?: Knex.Transaction): Promise<ConfigObject> {
     const t = this.require(type);
