@@ -9,6 +9,13 @@ import { testRun, testRunDefinition, triggerTestResultSchema, type TestDictionar
 import { checkedTriggerOf } from './trigger-input.js';
 import { checkTriggerCredentials } from './credentials.js';
 
+/*
+ * Not on the configuration registry (core/config-objects) yet: a trigger is written in Certwright's shape or
+ * Horizon's (core/triggers/horizon), answers a Horizon view derived from its channel, and its secret fields
+ * come from the channel plugin's targetSchema. Moving triggers needs input-mapping and view hooks, and per-
+ * object secret fields, in the registry.
+ */
+
 const BASE = '/api/v1/triggers/';
 const CAPABILITY = 'configuration' as const;
 const READ = { permission: 'configuration:triggers:read' } as const;

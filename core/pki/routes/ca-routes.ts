@@ -5,6 +5,13 @@ import { caSchema } from '../cas/schema.js';
 import { pkiServices } from '../cas/services.js';
 import type { PkiRouteContext } from '../index.js';
 
+/*
+ * Not on the configuration registry (core/config-objects) yet: a CA's answer is derived from its certificate
+ * (subject, issuer, thumbprint, validity) rather than echoed from what was stored, and CA-* changes also
+ * refresh trust chains and the CRL cache. Moving CAs needs a view hook (stored object → answer) in the
+ * registry.
+ */
+
 const READ = { permission: 'configuration:cas:read' } as const;
 const WRITE = { permission: 'configuration:cas:write' } as const;
 const tags = ['ca'];

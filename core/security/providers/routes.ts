@@ -4,6 +4,12 @@ import { configurationPermission } from '../permissions/catalogue.js';
 import type { SecurityRouteContext } from '../route-context.js';
 import type { IdentityProviderConfig, IdentityProviderInput } from './service.js';
 
+/*
+ * Not on the configuration registry (core/config-objects) yet: an identity provider's configuration is
+ * validated by the plugin providing its type and POST search filters them. Moving them needs per-object
+ * schemas from plugins in the registry.
+ */
+
 const BASE = '/api/v1/security/identity/providers';
 const READ = { permission: configurationPermission('identity-providers', 'read') } as const;
 const WRITE = { permission: configurationPermission('identity-providers', 'write') } as const;
