@@ -46,6 +46,7 @@ import { registerEnrollment, type Enrollment } from './enrollment/index.js';
 import type { CoreServices } from './services.js';
 import { DecodeWorkers } from './workers/index.js';
 import { bootstrapConfigObjects, createConfigRegistry, credentialsFacade, mountConfigRoutes, type ConfigRegistry } from './config-objects/index.js';
+import { declareCollections } from './config-objects/collections.js';
 import { Storages } from './storage/index.js';
 import { uiRoutes } from './ui/index.js';
 
@@ -228,6 +229,9 @@ export class Kernel {
       configObjects.addReferrerSource('credential', triggerCredentialReferrers(db.knex));
       const enrollment: Enrollment = await registerEnrollment(app, services, security);
       container.register({ enrollment: asValue(enrollment) });
+      // The collections that predate the registry, declared by their own modules (one entry each).
+      declareCollections(configObjects, {
+      });
 
       if (!options.withoutPlugins) await plugins.load();
       // Plugins' configuration types next to the core's, then the standard set of every one.

@@ -44,7 +44,8 @@ export function createConfigRegistry(deps: ConfigObjectsDeps): ConfigRegistry {
 
 /** The standard set of every declared type (after plugins declared theirs, before the router freezes). */
 export function mountConfigRoutes(app: FastifyInstance, registry: ConfigRegistry): void {
-  for (const t of registry.types()) mountConfigType(app, registry, t);
+  // `own` types keep the routes their collection serves (their route files say why).
+  for (const t of registry.types()) if (t.decl.routes !== 'own') mountConfigType(app, registry, t);
   transferRoutes(app, registry);
   cookbookRoutes(app, registry);
 }

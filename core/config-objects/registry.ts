@@ -27,6 +27,8 @@ export interface RegisteredType {
   readonly owner: string;
   readonly key: string;
   readonly secrets: readonly string[];
+  /** The secret fields of one object: the static ones and those its hook names (dotted paths). */
+  secretsOf(object: ConfigObject): string[];
   /** Its objects' store: its own (decl.store) or the registry's table. */
   readonly store: ConfigTypeStore;
   readonly validateInput: ValidateFunction;
@@ -84,7 +86,7 @@ export class ConfigRegistry {
     for (const [field, schema] of Object.entries(decl.properties)) properties[field] = secrets.includes(field) ? { anyOf: [schema, { type: 'null' }] } : schema;
     const inputSchema = {
       type: 'object',
-      additionalProperties: false,
+      additionalProperties: decl.unknownFields === 'ignore',
       required: (decl.required ?? [key]).filter((f) => !secrets.includes(f)),
       properties,
     };
@@ -95,6 +97,7 @@ export class ConfigRegistry {
       owner,
       key,
       secrets,
+      secretsOf: decl.hooks?.secretsOf ? (object) => [...new Set([...secrets, ...decl.hooks!.secretsOf!(object)])] : () => [...secrets],
       store: decl.store ?? this.deps.store.forType(decl.type),
       validateInput: ajv.compile(inputSchema),
       problems: configProblemEntries(decl.errorFamily, decl.noun),
@@ -162,14 +165,16 @@ export class ConfigRegistry {
   /** The object as a client reads it: secrets that are set answered as the mask. */
   view(t: RegisteredType, stored: StoredObject): ConfigObject {
     const out = cloneJson(stored.body);
-    for (const path of t.secrets) if (getPath(out, path) != null) setPath(out, path, SECRET_MASK);
+    for (const path of t.secretsOf(stored.body)) if (getPath(out, path) != null) setPath(out, path, SECRET_MASK);
     return { _id: stored.id, ...out };
   }
 
   /** The object with its secrets opened: for the platform's own use (never answered). */
   opened(t: RegisteredType, stored: StoredObject): ConfigObject {
     const out = cloneJson(stored.body);
-    for (const path of t.secrets) {
+    // A store that seals its secrets itself hands them over open already.
+    if (t.store.secretsInClear) return out;
+    for (const path of t.secretsOf(stored.body)) {
       const sealed = getPath(out, path);
       if (typeof sealed === 'string') setPath(out, path, this.deps.secrets.openString(sealed, this.aad(t, path)));
     }
@@ -355,23 +360,25 @@ export class ConfigRegistry {
     let body = cloneJson(input as ConfigObject);
     delete body._id;
     for (const field of t.decl.serverOwned ?? []) delete body[field];
+    if (t.decl.unknownFields === 'ignore') for (const field of Object.keys(body)) if (!(field in t.decl.properties)) delete body[field];
     // `merge` types: what a PUT leaves out keeps its value (their PUT was always so).
     if (previous && t.decl.update === 'merge') {
       body = { ...cloneJson(previous), ...body };
       // Secrets keep theirs through the rules below, never by copying the sealed value as if sent.
-      for (const path of t.secrets) if (getPath(input as ConfigObject, path) === undefined) setPath(body, path, undefined);
+      for (const path of t.secretsOf(body)) if (getPath(input as ConfigObject, path) === undefined) setPath(body, path, undefined);
     }
     if (t.decl.hooks?.normalize) body = t.decl.hooks.normalize(body, previous ? cloneJson(previous) : null);
     const name = body[t.key] as string;
     if (name.length > 191 || /[/\\\u0000-\u001f]/.test(name)) throw this.problem(t, 'invalid', `${t.key}: must be 1 to 191 characters, without "/", "\\" or control characters`);
-    for (const path of t.secrets) {
+    const inClear = t.store.secretsInClear === true;
+    for (const path of t.secretsOf(body)) {
       const value = getPath(body, path);
       if (value === SECRET_MASK || value === undefined) {
         if (op === 'create' && value === SECRET_MASK) throw this.problem(t, 'invalid', `${path}: send the secret itself, not the mask`);
         setPath(body, path, previous ? getPath(previous, path) : undefined);
       } else if (value === null) {
         setPath(body, path, undefined);
-      } else {
+      } else if (!inClear) {
         const plain = typeof value === 'string' ? value : JSON.stringify(value);
         const kept = previous ? getPath(previous, path) : undefined;
         // The same value sent again keeps its envelope: an unchanged secret is not a change.
@@ -392,7 +399,7 @@ export class ConfigRegistry {
       }
     }
     if (t.decl.hooks?.validate) {
-      const opened = this.opened(t, { id: '', name, body, createdAt: 0, updatedAt: 0 });
+      const opened = inClear ? cloneJson(body) : this.opened(t, { id: '', name, body, createdAt: 0, updatedAt: 0 });
       const message = await t.decl.hooks.validate(opened, { ...this.hookContext(tenant, db), previous });
       if (typeof message === 'string' && message.length > 0) throw this.problem(t, 'invalid', message);
     }

@@ -48,6 +48,12 @@ export interface ConfigTypeStore {
   /** The registry reads the object back (get) after an update: what it answers and its event's `changed`. */
   update(tenant: string, name: string, body: ConfigObject, db: unknown): Promise<boolean>;
   remove(tenant: string, name: string, db: unknown): Promise<boolean>;
+  /**
+   * true: the store seals and opens secrets itself (a collection whose tables already held them sealed):
+   * bodies it returns carry them open, and it is handed them open. The registry still masks them in every
+   * answer and seals or leaves them out of exports.
+   */
+  secretsInClear?: boolean;
 }
 
 export interface ConfigHooks {
@@ -65,6 +71,11 @@ export interface ConfigHooks {
   validate?(object: ConfigObject, context: ConfigHookContext & { previous: ConfigObject | null }): Promise<string | void> | string | void;
   /** Referrers the registry cannot see (objects outside it that name this one), as `type/name` labels. */
   referrers?(name: string, context: ConfigHookContext): Promise<string[]> | string[];
+  /**
+   * Secret fields that depend on the object (a connector's settings, whose secrets its plugin's schema
+   * names), as dotted paths, beside the type's static `secrets`.
+   */
+  secretsOf?(object: ConfigObject): string[];
   /** After a committed create, update or delete (the running state follows the stored one here). */
   afterChange?(change: { op: 'create' | 'update' | 'delete'; name: string; object: ConfigObject | null }, context: ConfigHookContext): Promise<void> | void;
 }
@@ -111,6 +122,14 @@ export interface ConfigObjectType {
   creatable?: boolean;
   /** `replace` (default): a PUT replaces the object; `merge`: fields a PUT leaves out keep their value. */
   update?: 'replace' | 'merge';
+  /**
+   * `standard` (default): the registry serves the standard set at `basePath`. `own`: the collection keeps
+   * the routes it had (a wire shape the standard set cannot give, said in its route file) and takes part in
+   * everything else: export/import, the cookbook, reference checks and the referrers of a delete.
+   */
+  routes?: 'standard' | 'own';
+  /** `refuse` (default): an unknown field is invalid input (-002); `ignore`: dropped (clients that always sent extra fields). */
+  unknownFields?: 'refuse' | 'ignore';
   /** Its own store (a collection that keeps its tables); default: the registry's table. */
   store?: ConfigTypeStore;
   /** Event codes of its changes, when the type had its own before the registry (default CONFIG-*). */

@@ -36,6 +36,7 @@ function referenceCell(names: readonly string[], type: string, anchors: AnchorId
 export function objectRows(t: RegisteredType, object: ConfigObject, anchors: AnchorIds): { field: string; value: Cell }[] {
   const references = new Map((t.decl.references ?? []).map((r) => [r.field, r.type]));
   const rows: { field: string; value: Cell }[] = [];
+  const secrets = t.secretsOf(object);
   const visit = (value: Record<string, Json>, prefix: string, declared: readonly string[]): void => {
     for (const key of orderedKeys(value, declared)) {
       const field = prefix ? `${prefix}.${key}` : key;
@@ -43,7 +44,7 @@ export function objectRows(t: RegisteredType, object: ConfigObject, anchors: Anc
       if (v === undefined || v === null) continue;
       // Masked again here, whatever the value: a secret must never reach the document. The mask is ours,
       // so a passthrough keeps it literal in the source.
-      if (t.secrets.includes(field)) rows.push({ field, value: { text: `+${SECRET_MASK}+` } });
+      if (secrets.includes(field)) rows.push({ field, value: { text: `+${SECRET_MASK}+` } });
       else if (references.has(field) && (typeof v === 'string' || (Array.isArray(v) && v.every((n) => typeof n === 'string'))))
         rows.push({ field, value: referenceCell(typeof v === 'string' ? [v] : (v as string[]), references.get(field)!, anchors) });
       else if (isLocalized(v)) rows.push({ field, value: { text: multiline(v.map((e) => `${e.lang}: ${e.value}`)) } });

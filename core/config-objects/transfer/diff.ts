@@ -13,7 +13,7 @@ export function expectedAfterUpdate(t: RegisteredType, input: ConfigObject, curr
   delete out._id;
   if (t.decl.update === 'merge') out = { ...cloneJson(current), ...out };
   if (t.decl.hooks?.normalize) out = t.decl.hooks.normalize(out, cloneJson(current));
-  for (const path of t.secrets) {
+  for (const path of t.secretsOf(out)) {
     const value = getPath(input, path);
     if (value === undefined || value === SECRET_MASK) setPath(out, path, getPath(current, path));
     else if (value === null) setPath(out, path, undefined);

@@ -59,7 +59,7 @@ export async function exportDocument(registry: ConfigRegistry, tenant: string, s
         const out: ConfigObject = { ...o };
         delete out._id;
         const name = String(o[t.key]);
-        for (const path of t.secrets) {
+        for (const path of t.secretsOf(o)) {
           const value = getPath(out, path);
           if (value === undefined || value === null) continue;
           setPath(out, path, sealing ? seal(sealing.key, secretAad(t.decl.type, name, path), typeof value === 'string' ? value : JSON.stringify(value)) : undefined);

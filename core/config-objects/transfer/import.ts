@@ -106,7 +106,7 @@ export async function importDocument(registry: ConfigRegistry, tenant: string, r
 /** The object with its sealed secrets opened, or why one does not open (never naming its value). */
 function openSecrets(t: RegisteredType, name: string, object: ConfigObject, key: Buffer | null, noKey: string): ConfigObject | string {
   const out = cloneJson(object);
-  for (const path of t.secrets) {
+  for (const path of t.secretsOf(out)) {
     const value = getPath(out, path);
     if (!isSealed(value)) continue;
     if (!key) return `${path}: ${noKey}`;

@@ -3,65 +3,33 @@
  * between two instances (secrets sealed under a passphrase, never in clear), an exact dry run that writes
  * nothing, all-or-nothing conflicts, malformed documents answered as problems, and per-type rights.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { selfSignedCertificate } from '../../../core/pki/issue/self-signed.js';
-import { toPem } from '../../../core/pki/input.js';
 import type { Kernel } from '../../../core/kernel.js';
 import { bootKernel, LogCapture } from '../../helpers/kernel.js';
 import { ADMIN_HEADERS, caller, createPrincipal } from '../../helpers/security.js';
+import { SECRETS, x509Cert } from './fixtures/core.js';
+import { loadFixtures } from './fixtures/index.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const EXPORT = '/api/v1/system/configurations/export';
 const IMPORT = '/api/v1/system/configurations/import';
 const PASSPHRASE = 'correct horse battery staple';
-const SECRETS = {
-  password: 'Password-Secret-Of-The-Test-41c9',
-  raw: 'Raw-Token-Of-The-Test-8e02',
-} as const;
-
-const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-const x509Key = ec.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-const x509Cert = toPem(selfSignedCertificate(ec.privateKey, { subject: 'CN=Export Test' }));
-const pair = generateKeyPairSync('ed25519');
-const keypairKey = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-const keypairPublic = pair.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+const FIXTURES = await loadFixtures();
 /** Every secret value of instance A: none may appear in clear in an export, an answer or a log line. */
-const CLEAR = [SECRETS.password, SECRETS.raw, x509Key, keypairKey].map((s) => s.replace(/-----[A-Z ]+-----/g, '').trim().slice(0, 64));
-
-/** One object (at least) of each type, created through its standard set. */
-const FIXTURES: Record<string, { method: 'POST' | 'PUT'; base: string; body: Json }[]> = {
-  credential: [
-    { method: 'POST', base: '/api/v1/security/credentials/', body: { name: 'pw', type: 'password', login: 'svc', password: { value: SECRETS.password }, targets: ['proxy'] } },
-    { method: 'POST', base: '/api/v1/security/credentials/', body: { name: 'raw', type: 'raw', description: 'an API key', secret: { value: SECRETS.raw } } },
-    { method: 'POST', base: '/api/v1/security/credentials/', body: { name: 'tls', type: 'x509', store: { certificate: x509Cert, value: x509Key } } },
-    { method: 'POST', base: '/api/v1/security/credentials/', body: { name: 'ssh', type: 'keypair', store: { publicKey: keypairPublic, value: keypairKey } } },
-  ],
-  'http-proxy': [{ method: 'POST', base: '/api/v1/proxy/httpproxies/', body: { name: 'corp', host: 'proxy.example', port: 3128, credentials: 'pw', destinations: ['*.example.com'] } }],
-  'terms-of-service': [{ method: 'POST', base: '/api/v1/system/terms-of-services/', body: { name: 'tos', description: 'd', contents: [{ lang: 'en', value: '# Terms' }, { lang: 'fr', value: '# Conditions' }] } }],
-  storage: [
-    { method: 'POST', base: '/api/v1/system/storages/', body: { name: 'reports', type: 'filesystem', path: 'reports/2024' } },
-    { method: 'POST', base: '/api/v1/system/storages/', body: { name: 'db', type: 'database', description: 'in the database' } },
-  ],
-  'system-configuration': [
-    { method: 'PUT', base: '/api/v1/system/configuration/', body: { type: 'internal_monitor', cron: '0 0 3 ? * * *' } },
-    { method: 'PUT', base: '/api/v1/system/configuration/', body: { type: 'interface_customization', headerStart: '#112233', announcements: [{ level: 'info', content: [{ lang: 'en', value: 'Hello' }] }] } },
-    { method: 'PUT', base: '/api/v1/system/configuration/', body: { type: 'storage', archiveStorage: 'reports', magicLinkReportStorage: 'db' } },
-  ],
-  'password-policy': [{ method: 'POST', base: '/api/v1/security/passwordpolicies/', body: { name: 'strong', minChar: 20, maxChar: 64, minLoChar: 2, minUpChar: 2, minDiChar: 2, minSpChar: 2, spChar: '!#$%' } }],
-  role: [{ method: 'POST', base: '/api/v1/security/roles/', body: { name: 'auditors', displayName: [{ lang: 'en', value: 'Auditors' }], permissions: [{ value: 'search:events' }] } }],
-  team: [{ method: 'POST', base: '/api/v1/security/teams/', body: { name: 'pki', contact: 'pki@example.com', managers: ['alice'], webhook: { type: 'slack', url: 'https://hooks.slack.com/services/T0/B0/x' } } }],
-};
+const CLEAR = [...FIXTURES.values()].flatMap((f) => f.clear ?? []).map((s) => s.replace(/-----[A-Z ]+-----/g, '').trim().slice(0, 64));
 
 const capture = new LogCapture();
 const a = await bootKernel(t, {}, { capture });
 const adminA = caller(a, ADMIN_HEADERS);
-for (const [type, rows] of Object.entries(FIXTURES)) {
-  if (!a.configObjects.get(type)) continue;
-  for (const row of rows) {
+// In reference order: an object's references exist before it.
+for (const type of a.configObjects.types()) {
+  const fixture = FIXTURES.get(type.decl.type);
+  if (!fixture) continue;
+  await fixture.prepare?.(a, adminA);
+  for (const row of fixture.rows) {
     const res = await adminA(row.method, row.base, row.body);
-    if (res.statusCode >= 300) throw new Error(`fixture ${type}: ${res.statusCode} ${res.body}`);
+    if (res.statusCode >= 300) throw new Error(`fixture ${type.decl.type}: ${res.statusCode} ${res.body}`);
   }
 }
 
@@ -84,7 +52,7 @@ const comparable = (doc: Json): Json => ({ ...doc, info: { ...doc.info, createdA
 async function openedSecrets(k: Kernel): Promise<Json> {
   const out: Json = {};
   for (const type of k.configObjects.types()) {
-    if (type.secrets.length === 0) continue;
+    if (type.secrets.length === 0 && !type.decl.hooks?.secretsOf) continue;
     for (const stored of await k.configObjects.listStored(type.decl.type, 'default')) out[`${type.decl.type}/${stored.name}`] = await k.configObjects.resolve(type.decl.type, 'default', stored.name);
   }
   return out;
@@ -94,7 +62,7 @@ let plain: Json;
 let sealed: Json;
 
 t.test('every registered type has a fixture (a new type needs one here)', async (t) => {
-  for (const type of a.configObjects.types()) t.ok(FIXTURES[type.decl.type], `${type.decl.type} has fixtures`);
+  for (const type of a.configObjects.types()) t.ok(FIXTURES.get(type.decl.type), `${type.decl.type} has fixtures`);
 });
 
 t.test('export: the catalogue, the document without secrets, and with secrets sealed', async (t) => {
@@ -120,7 +88,7 @@ t.test('export: the catalogue, the document without secrets, and with secrets se
   const pw = plain.items.credentials.find((c: Json) => c.name === 'pw');
   t.same(pw, { name: 'pw', type: 'password', login: 'svc', password: {}, targets: ['proxy'] }, 'the secret is left out, the rest kept');
   t.same(plain.items.credentials.map((c: Json) => c.name), ['pw', 'raw', 'ssh', 'tls'], 'sorted by name');
-  t.same(plain.items.proxies, [FIXTURES['http-proxy']![0]!.body], 'a proxy exported as it was created');
+  t.same(plain.items.proxies, [FIXTURES.get('http-proxy')!.rows[0]!.body], 'a proxy exported as it was created');
 
   const selected = await adminA('POST', EXPORT, { proxies: [{ name: 'corp' }], storages: [{ name: 'db' }] });
   t.same(Object.keys(selected.json().items).sort(), ['proxies', 'storages'], 'a selection exports only its types');
