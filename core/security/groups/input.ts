@@ -14,7 +14,7 @@ export const NAME = { type: 'string', minLength: 1, maxLength: 191, pattern: '^[
 export const IDENTIFIER = { type: 'string', minLength: 1, maxLength: 191 } as const;
 
 /** An optional email: null or "" (both stored as null) tolerated, as clients send either for "none". */
-export const EMAIL = { type: ['string', 'null'], maxLength: 320, anyOf: [{ format: 'email' }, { const: '' }] } as const;
+export const EMAIL = { type: ['string', 'null'], maxLength: 320, anyOf: [{ type: 'string', format: 'email' }, { const: '' }, { type: 'null' }] } as const;
 
 /** Fields the server owns that a client may echo back from a GET: accepted, ignored. */
 export const SERVER_OWNED = { _id: {}, createdAt: {}, updatedAt: {} } as const;
