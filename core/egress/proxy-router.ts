@@ -23,8 +23,17 @@ export interface ProxyRoute {
 interface Entry {
   name: string;
   destinations: string[];
-  agents?: { forward: ProxyAgent; tunnel: ProxyAgent };
+  /** The proxy's address and authorization, for agents made later (a call's own trust anchors). */
+  options?: ProxyAgent.Options;
+  agents?: Agents;
+  /** Agents whose TLS to the destination trusts only a call's CA bundle, by bundle (made on first use). */
+  trusted?: Map<string, Agents>;
   problem?: string;
+}
+
+interface Agents {
+  forward: ProxyAgent;
+  tunnel: ProxyAgent;
 }
 
 interface Table {
@@ -66,12 +75,25 @@ export class ProxyRouter {
    * proxy cannot be used (its credential is missing or unfit): going direct instead would bypass a proxy
    * the administrator put on that path.
    */
-  async routeFor(url: URL, tenant = 'default'): Promise<ProxyRoute | undefined> {
+  async routeFor(url: URL, tenant = 'default', caPem?: string): Promise<ProxyRoute | undefined> {
     if (this.closed) return undefined;
     const entry = pickProxy(await this.table(tenant), destinationHost(url));
     if (!entry) return undefined;
     if (entry.problem) throw new ConfigurationError(`HTTP proxy "${entry.name}": ${entry.problem}`);
-    return { proxy: entry.name, dispatcher: entry.agents!.forward, tunnel: entry.agents!.tunnel };
+    const agents = caPem ? this.trustedAgents(entry, caPem) : entry.agents!;
+    return { proxy: entry.name, dispatcher: agents.forward, tunnel: agents.tunnel };
+  }
+
+  /** The entry's agents for a call that trusts only `caPem` (TLS to the destination, inside the tunnel). */
+  private trustedAgents(entry: Entry, caPem: string): Agents {
+    entry.trusted ??= new Map();
+    let agents = entry.trusted.get(caPem);
+    if (!agents) {
+      const options = { ...entry.options!, requestTls: { ca: caPem } };
+      agents = { forward: new ProxyAgent({ ...options, proxyTunnel: false }), tunnel: new ProxyAgent({ ...options, proxyTunnel: true }) };
+      entry.trusted.set(caPem, agents);
+    }
+    return agents;
   }
 
   /** Closes every dispatcher (kernel stop). */
@@ -125,8 +147,8 @@ export class ProxyRouter {
       const password = (usable.credential.password as { value?: string } | undefined)?.value ?? '';
       token = `Basic ${Buffer.from(`${login}:${password}`, 'utf8').toString('base64')}`;
     }
-    const options = { uri, ...(token ? { token } : {}) };
-    return { name, destinations, agents: { forward: new ProxyAgent({ ...options, proxyTunnel: false }), tunnel: new ProxyAgent({ ...options, proxyTunnel: true }) } };
+    const options: ProxyAgent.Options = { uri, ...(token ? { token } : {}) };
+    return { name, destinations, options, agents: { forward: new ProxyAgent({ ...options, proxyTunnel: false }), tunnel: new ProxyAgent({ ...options, proxyTunnel: true }) } };
   }
 
   /** Closes a dropped table's dispatchers once the calls that already picked them had time to finish. */
@@ -149,5 +171,5 @@ export class ProxyRouter {
 }
 
 function agentsOf(entry: Entry): ProxyAgent[] {
-  return entry.agents ? [entry.agents.forward, entry.agents.tunnel] : [];
+  return [...(entry.agents ? [entry.agents] : []), ...(entry.trusted?.values() ?? [])].flatMap((a) => [a.forward, a.tunnel]);
 }

@@ -13,6 +13,7 @@ import {
   type EgressPolicy,
 } from '@certwright/sdk';
 import { fetchThrough } from '../egress/fetch-through.js';
+import { fetchTrusting } from '../egress/fetch-trusting.js';
 import { sendPinnedThroughProxy } from '../egress/pinned-request.js';
 import type { ProxyRouter } from '../egress/proxy-router.js';
 
@@ -33,13 +34,15 @@ export function hostAllowed(host: string, allowed: readonly string[]): boolean {
  */
 export function egressClient(pluginId: string, allowed: readonly string[], router?: ProxyRouter): EgressHttpClient {
   return {
-    async fetch(url, init) {
+    async fetch(url, init, options) {
       const target = new URL(url);
       if (!hostAllowed(target.hostname, allowed)) {
         throw new EgressDeniedError(`plugin ${pluginId} may not reach ${target.hostname} (not in its manifest's egress)`);
       }
-      const route = await router?.routeFor(target);
-      return route ? fetchThrough(route, target, init) : fetch(target, init);
+      const caPem = options?.caPem;
+      const route = await router?.routeFor(target, 'default', caPem);
+      if (route) return fetchThrough(route, target, init);
+      return caPem ? fetchTrusting(caPem, target, init) : fetch(target, init);
     },
     fetchConfigured: (url, request, policy) => fetchConfigured(url, request, egressPolicyFrom(policy), systemResolve, router),
   };

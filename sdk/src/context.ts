@@ -46,9 +46,18 @@ export interface PluginRegistries {
   configTypes: { declare(type: ConfigObjectType): void };
 }
 
+/** What a call may add to fetch's RequestInit (SDK 1.7). */
+export interface EgressFetchOptions {
+  /**
+   * PEM certificates that are the only trust anchors of this call's TLS (a server under a private CA, such
+   * as an internal ACME CA), in place of the system's. The call still goes through the configured HTTP proxy.
+   */
+  caPem?: string;
+}
+
 /** HTTP client that only reaches the hosts named in the manifest's `egress`. */
 export interface EgressHttpClient {
-  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
+  fetch(url: string | URL, init?: RequestInit, options?: EgressFetchOptions): Promise<Response>;
   /**
    * A request to a URL an administrator configured (webhook, chat incoming webhook), outside the manifest's
    * `egress`: checked against `policy` (missing fields at DEFAULT_EGRESS_POLICY), resolved once, every

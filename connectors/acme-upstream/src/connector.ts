@@ -29,7 +29,7 @@ import { AcmeClient, AcmeProblem, retryAfterOf, type AccountKey, type AcmeRespon
 import { readConfig, type AcmeUpstreamConfig } from './config.js';
 import { DerError, formatIp, pemBlocks, readCsr, splitCertificates, type CsrNames } from './der.js';
 import { reasonCode } from './revocation.js';
-import { bundleTransport, fetchTransport } from './transport.js';
+import { fetchTransport } from './transport.js';
 
 export interface Identifier {
   type: 'dns' | 'ip';
@@ -174,9 +174,7 @@ export class AcmeUpstreamConnector implements PkiConnector {
   ) {
     this.config = readConfig(instance.config);
     this.log = ctx.logger.child({ connector: 'acme-upstream', instance: instance.name });
-    const transport = this.config.caBundlePem
-      ? bundleTransport(ctx.http, this.config.caBundlePem, this.config.timeoutMs)
-      : fetchTransport(ctx.http, this.config.timeoutMs);
+    const transport = fetchTransport(ctx.http, this.config.timeoutMs, this.config.caBundlePem);
     this.client = new AcmeClient(this.config.directoryUrl, transport, this.log);
     // The store is the plugin's, shared by its instances: keys carry the instance (hashed if long, keys are ≤ 191).
     this.scope = instance.name.length <= 100 ? instance.name : sha256(instance.name).slice(0, 32);

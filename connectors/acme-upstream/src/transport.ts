@@ -1,11 +1,8 @@
 /**
- * HTTP for the ACME client. Without a CA bundle every request goes through the context's egress-checked
- * client. With `caBundlePem` it cannot: the SDK's `EgressHttpClient.fetch(url, RequestInit)` has no way to
- * carry a trust anchor. Then the request is made with node:https trusting only the bundle, after asking the
- * same egress client about the host (with an already-aborted signal, so it answers without connecting):
- * the kernel stays the one that decides which hosts the plugin may reach.
+ * HTTP for the ACME client: every request through the context's egress-checked client, so the kernel decides
+ * which hosts the plugin may reach and which HTTP proxy carries the call. With `caBundlePem` the bundle is
+ * the call's only trust anchor (SDK 1.7 EgressFetchOptions), for an ACME CA under a private root.
  */
-import { request as httpsRequest } from 'node:https';
 import { ConfigurationError, TransientError, type EgressHttpClient } from '@certwright/sdk';
 
 export interface HttpResponse {
@@ -55,74 +52,25 @@ export function networkError(err: unknown, url: string, hasBundle: boolean): Err
   return new TransientError(`cannot reach ${origin}: ${code ?? (err as Error)?.message ?? String(err)}`);
 }
 
-/** Through the context's egress-checked fetch. */
-export function fetchTransport(http: EgressHttpClient, timeoutMs: number): Transport {
+/** Through the context's egress-checked fetch; `caPem`: trust only these certificates. */
+export function fetchTransport(http: EgressHttpClient, timeoutMs: number, caPem?: string): Transport {
+  const hasBundle = caPem !== undefined;
   return {
     async send(method, url, headers, body) {
       let res: Response;
       try {
-        res = await http.fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+        res = await http.fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) }, hasBundle ? { caPem } : undefined);
       } catch (err) {
-        throw networkError(err, url, false);
+        throw networkError(err, url, hasBundle);
       }
       let bytes: Buffer;
       try {
         bytes = Buffer.from(await res.arrayBuffer());
       } catch (err) {
-        throw networkError(err, url, false);
+        throw networkError(err, url, hasBundle);
       }
       if (bytes.length > MAX_BODY) throw new TransientError(`${new URL(url).origin} answered more than ${MAX_BODY} bytes`);
       return { status: res.status, header: (n) => res.headers.get(n) ?? undefined, body: bytes };
-    },
-  };
-}
-
-/** Asks the kernel's egress gate about `url` without opening a connection. */
-async function egressGate(http: EgressHttpClient, url: string): Promise<void> {
-  try {
-    const res = await http.fetch(url, { method: 'HEAD', signal: AbortSignal.abort() });
-    await res.body?.cancel();
-  } catch (err) {
-    if (err instanceof ConfigurationError) throw err; // EgressDeniedError
-    // An AbortError: the host is allowed (the request itself was never sent).
-  }
-}
-
-/** node:https trusting only `caPem`, each request cleared by the egress gate first. */
-export function bundleTransport(http: EgressHttpClient, caPem: string, timeoutMs: number): Transport {
-  return {
-    async send(method, url, headers, body) {
-      await egressGate(http, url);
-      return new Promise<HttpResponse>((resolve, reject) => {
-        const fail = (err: unknown) => reject(networkError(err, url, true));
-        const req = httpsRequest(url, { method, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }, ca: caPem, timeout: timeoutMs, agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_BODY) {
-              req.destroy(new TransientError(`${new URL(url).origin} answered more than ${MAX_BODY} bytes`));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('error', fail);
-          res.on('end', () => {
-            const h = res.headers;
-            resolve({
-              status: res.statusCode ?? 0,
-              header: (n) => {
-                const v = h[n.toLowerCase()];
-                return Array.isArray(v) ? v.join(', ') : v;
-              },
-              body: Buffer.concat(chunks),
-            });
-          });
-        });
-        req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { name: 'TimeoutError' })));
-        req.on('error', fail);
-        req.end(body);
-      });
     },
   };
 }

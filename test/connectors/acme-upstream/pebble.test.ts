@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigurationError, PermanentError, TransientError, type IssueOutcome, type IssueRequest, type PkiConnector } from '@certwright/sdk';
@@ -262,7 +263,12 @@ if (!pebbleInstalled()) {
 
   await timed('testConnection reports an unusable directory with the reason', async (t) => {
     const at = async (config: Record<string, unknown>) => (await factory!({ name: `probe-${requestId()}`, config })).testConnection();
-    const closed = `https://127.0.0.1:${new URL(pebble.directoryUrl).port === '1' ? 2 : 1}/dir`;
+    // A port that was just free and is closed again (not 1: fetch refuses the spec's "bad ports" outright).
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const closed = `https://127.0.0.1:${closedPort}/dir`;
     t.match(await at({ directoryUrl: closed, caBundlePem: pebble.tlsCaPem }), { ok: false, detail: /cannot reach https:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/ });
     t.match(await at({ directoryUrl: pebble.directoryUrl.replace('/dir', '/nothing-here'), caBundlePem: pebble.tlsCaPem }), { ok: false, detail: /answered HTTP 404/ });
     t.match(await at({ directoryUrl: pebble.directoryUrl }), { ok: false, detail: /TLS certificate of https:\/\/127\.0\.0\.1:\d+ is not trusted .*caBundlePem/ }, 'without the CA bundle');

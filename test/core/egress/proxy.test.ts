@@ -5,13 +5,16 @@
  * with a password credential, once a proxy's destinations name the host. A rotated credential applies to
  * the very next call.
  */
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { DeliveryResult, TriggerChannel } from '@certwright/sdk';
 import type { ProxyRouter } from '../../../core/egress/proxy-router.js';
 import { egressClient, fetchConfigured, type Resolve } from '../../../core/plugins/egress.js';
 import { egressPolicyFrom } from '@certwright/sdk';
 import { ADMIN_HEADERS, bootKernel, LogCapture, tempDir } from '../../helpers/kernel.js';
-import { OpensslPki } from '../../helpers/openssl-pki.js';
+import { LEAF_EXT, OpensslPki } from '../../helpers/openssl-pki.js';
 import { importCa, servicesOf } from '../../helpers/pki-api.js';
 import { caller } from '../../helpers/security.js';
 import { until } from '../../helpers/until.js';
@@ -181,6 +184,33 @@ t.test('fetchConfigured through the proxy: address classes checked first, the pr
   t.notOk(proxy.log().includes('secret-part'), "the URL's path and query never reach the proxy's log");
   await t.rejects(fetchConfigured(`http://metadata.test:${port}/x`, {}, policy, resolve, router), /169\.254\.169\.254 is a cloud metadata address/);
   t.equal(proxy.requests().length, logged + 1, 'a refused address never reaches the proxy');
+});
+
+t.test('a call with its own trust anchors (an ACME CA under a private root): direct and through the proxy', async (t) => {
+  // An https destination whose certificate only the test's root vouches for.
+  const leaf = pki.issue('px-tls', '/CN=127.0.0.1', root, { ext: [...LEAF_EXT, 'subjectAltName=IP:127.0.0.1'] });
+  const server = createHttpsServer({ cert: leaf.pem, key: readFileSync(leaf.keyPath) }, (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('tls ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/directory`;
+  const text = (res: Response) => res.text().then((body) => `HTTP ${res.status} ${body}`);
+
+  // The proxy `corp` covers 127.0.0.1: through tinyproxy (CONNECT), TLS inside the tunnel trusting the root.
+  const logged = proxy.requests().length;
+  t.equal(await client.fetch(url, {}, { caPem: root.pem }).then(text), 'HTTP 200 tls ok', 'through the proxy, trusting the given root');
+  t.same(proxy.requests().slice(logged), [`CONNECT ${new URL(url).host}`], 'tinyproxy carried it');
+  await t.rejects(client.fetch(url), 'without the trust anchor the certificate is refused');
+
+  // No proxy for it: direct, still trusting only the given root.
+  let res = await api('PUT', '/api/v1/proxy/httpproxies/', { name: 'corp', host: '127.0.0.1', port: proxy.port, credentials: 'proxy-login', destinations: ['*.test'] });
+  t.equal(res.statusCode, 200, res.body);
+  const before = proxy.requests().length;
+  t.equal(await client.fetch(url, {}, { caPem: root.pem }).then(text), 'HTTP 200 tls ok', 'direct, trusting the given root');
+  t.equal(proxy.requests().length, before, 'tinyproxy saw nothing');
+  const other = pki.root('px-other', '/CN=Another Root');
+  await t.rejects(client.fetch(url, {}, { caPem: other.pem }), 'another root does not vouch for it');
+  res = await api('PUT', '/api/v1/proxy/httpproxies/', { name: 'corp', host: '127.0.0.1', port: proxy.port, credentials: 'proxy-login', destinations: ['127.0.0.1', '*.test'] });
+  t.equal(res.statusCode, 200, res.body);
 });
 
 t.test('a proxy whose credential cannot be used fails the call instead of going direct', async (t) => {
