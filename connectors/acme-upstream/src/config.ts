@@ -7,13 +7,21 @@ export type ChallengeType = (typeof CHALLENGE_TYPES)[number];
 export interface AcmeUpstreamConfig {
   directoryUrl: string;
   contactEmail?: string;
-  eab?: { kid: string; hmacKey: string };
+  /** Inline, or the name of a `password` credential (login = key id, password = MAC key) read at account creation. */
+  eab?: { kid: string; hmacKey: string } | { credentials: string };
   caBundlePem?: string;
   challengeType: ChallengeType;
   termsOfServiceAgreed: boolean;
   retryAfterSeconds: number;
   timeoutMs: number;
   caChainPem?: string;
+}
+
+/** A base64url MAC key, or a configuration error naming `field` (never the value). */
+export function checkedMacKey(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !value) throw new ConfigurationError(`acme-upstream: config ${field} is required`);
+  if (!/^[A-Za-z0-9_\-+/]+=*$/.test(value) || Buffer.from(value, 'base64url').length === 0) throw new ConfigurationError(`acme-upstream: config ${field} must be base64url`);
+  return value;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -48,12 +56,16 @@ export function readConfig(raw: unknown): AcmeUpstreamConfig {
 
   let eab: AcmeUpstreamConfig['eab'];
   if (raw.eab !== undefined && raw.eab !== null) {
-    if (!isObject(raw.eab)) bad('eab', 'must be an object {kid, hmacKey}');
-    const { kid, hmacKey } = raw.eab as Record<string, unknown>;
-    if (typeof kid !== 'string' || !kid) bad('eab.kid', 'is required');
-    if (typeof hmacKey !== 'string' || !hmacKey) bad('eab.hmacKey', 'is required');
-    if (!/^[A-Za-z0-9_\-+/]+=*$/.test(hmacKey as string) || Buffer.from(hmacKey as string, 'base64url').length === 0) bad('eab.hmacKey', 'must be base64url');
-    eab = { kid: kid as string, hmacKey: hmacKey as string };
+    if (!isObject(raw.eab)) bad('eab', 'must be an object {kid, hmacKey} or {credentials}');
+    const { kid, hmacKey, credentials } = raw.eab as Record<string, unknown>;
+    if (credentials !== undefined) {
+      if (typeof credentials !== 'string' || !credentials) bad('eab.credentials', 'must name a credential');
+      if (kid !== undefined || hmacKey !== undefined) bad('eab', 'takes either {kid, hmacKey} or {credentials}, not both');
+      eab = { credentials: credentials as string };
+    } else {
+      if (typeof kid !== 'string' || !kid) bad('eab.kid', 'is required');
+      eab = { kid: kid as string, hmacKey: checkedMacKey(hmacKey, 'eab.hmacKey') };
+    }
   }
 
   const caBundlePem = optString('caBundlePem');

@@ -23,10 +23,11 @@ import {
   type PluginContext,
   type PluginInstance,
   type PluginLogger,
+  type ResolvedCredential,
   type RevokeRequest,
 } from '@certwright/sdk';
 import { AcmeClient, AcmeProblem, retryAfterOf, type AccountKey, type AcmeResponse } from './acme-client.js';
-import { readConfig, type AcmeUpstreamConfig } from './config.js';
+import { checkedMacKey, readConfig, type AcmeUpstreamConfig } from './config.js';
 import { DerError, formatIp, pemBlocks, readCsr, splitCertificates, type CsrNames } from './der.js';
 import { reasonCode } from './revocation.js';
 import { fetchTransport } from './transport.js';
@@ -320,6 +321,20 @@ export class AcmeUpstreamConnector implements PkiConnector {
     return this.account;
   }
 
+  /** The External Account Binding key: inline, or its credential read now (a rotation applies at once). */
+  private async eabKey(): Promise<{ kid: string; hmacKey: string } | undefined> {
+    const eab = this.config.eab;
+    if (!eab || 'kid' in eab) return eab;
+    let credential: ResolvedCredential;
+    try {
+      credential = await this.ctx.credentials.resolve(eab.credentials, { kind: 'password', target: 'pki' });
+    } catch (err) {
+      throw new ConfigurationError(`eab.credentials: ${(err as Error).message}`);
+    }
+    if (!credential.login) throw new ConfigurationError(`eab.credentials: credential "${eab.credentials}" has no login (the key identifier)`);
+    return { kid: credential.login, hmacKey: checkedMacKey(credential.password, `eab.credentials "${eab.credentials}" password`) };
+  }
+
   private async newAccount(key: AccountKey): Promise<string> {
     const dir = await this.client.directory();
     if (dir.meta?.externalAccountRequired && !this.config.eab) {
@@ -327,11 +342,12 @@ export class AcmeUpstreamConnector implements PkiConnector {
     }
     const payload: Record<string, unknown> = { termsOfServiceAgreed: this.config.termsOfServiceAgreed };
     if (this.config.contactEmail) payload.contact = [`mailto:${this.config.contactEmail}`];
-    if (this.config.eab) {
+    const binding = await this.eabKey();
+    if (binding) {
       // RFC 8555 §7.3.4: the account JWK, MACed (HS256) with the CA-issued key under its key identifier.
       payload.externalAccountBinding = await new FlattenedSign(new TextEncoder().encode(JSON.stringify(key.jwk)))
-        .setProtectedHeader({ alg: 'HS256', kid: this.config.eab.kid, url: dir.newAccount })
-        .sign(Buffer.from(this.config.eab.hmacKey, 'base64url'));
+        .setProtectedHeader({ alg: 'HS256', kid: binding.kid, url: dir.newAccount })
+        .sign(Buffer.from(binding.hmacKey, 'base64url'));
     }
     let res: AcmeResponse;
     try {
@@ -339,7 +355,7 @@ export class AcmeUpstreamConnector implements PkiConnector {
     } catch (err) {
       if (err instanceof AcmeProblem) {
         if (isTransient(err)) throw new TransientError(`account registration at ${err.url}: ${err.message}`, err.retryAfterSeconds);
-        const eab = this.config.eab ? ` (External Account Binding key id ${this.config.eab.kid})` : '';
+        const eab = binding ? ` (External Account Binding key id ${binding.kid})` : '';
         throw new ConfigurationError(`the ACME server refused the account${eab}: ${err.message}`);
       }
       throw err;
@@ -348,7 +364,7 @@ export class AcmeUpstreamConnector implements PkiConnector {
     if (!url) throw new TransientError(`newAccount (${dir.newAccount}) answered HTTP ${res.status} without the account URL`);
     const status = res.json<{ status?: string }>().status;
     if (status && status !== 'valid') throw new ConfigurationError(`the ACME account ${url} is ${status}`);
-    this.log.info({ account: url, ...(this.config.eab ? { eabKid: this.config.eab.kid } : {}) }, 'ACME account ready');
+    this.log.info({ account: url, ...(binding ? { eabKid: binding.kid } : {}) }, 'ACME account ready');
     return url;
   }
 

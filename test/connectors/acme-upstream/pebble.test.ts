@@ -14,7 +14,8 @@ import t, { type Test } from 'tap';
 import { ConfigurationError, PermanentError, TransientError, type IssueOutcome, type IssueRequest, type PkiConnector } from '@certwright/sdk';
 import { buildCsr } from '../../../core/pki/csr/build.js';
 import type { SubjectAlternateName } from '../../../core/pki/x509/model.js';
-import { bootKernel, LogCapture, tempDir } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, bootKernel, LogCapture, tempDir } from '../../helpers/kernel.js';
+import { caller } from '../../helpers/security.js';
 import { reasonCode } from '../../../connectors/acme-upstream/index.js';
 import { pebbleInstalled, startPebble, type Pebble } from './pebble.js';
 
@@ -94,6 +95,7 @@ if (!pebbleInstalled()) {
     { name: 'eab', config: { ...base(eabPebble), eab: { kid: 'kid-1', hmacKey: rightKey } } },
     { name: 'eab-wrong-key', config: { ...base(eabPebble), eab: { kid: 'kid-1', hmacKey: wrongKey } } },
     { name: 'eab-missing', config: base(eabPebble) },
+    { name: 'eab-credential', config: { ...base(eabPebble), eab: { credentials: 'acme-eab' } } },
     { name: 'nonce-rejecter', config: base(nonceRejecter) },
   ];
   const capture = new LogCapture();
@@ -259,6 +261,31 @@ if (!pebbleInstalled()) {
     const missing = await make('eab-missing');
     t.match(await missing.testConnection(), { ok: false, detail: /requires External Account Binding/ });
     await rejects(missing.issue({ ...request, requestId: requestId() }), ConfigurationError);
+  });
+
+  await timed('External Account Binding from a credential: read when the account is made, a rotation applies, never logged', async (t) => {
+    const api = caller(kernel, ADMIN_HEADERS);
+    const connector = await make('eab-credential');
+    const request = (name: string): IssueRequest => ({ requestId: requestId(), csrPem: csr(name, [name]), profile: 'p' });
+    const absent = await rejects(connector.issue(request('eab-cred.example.com')), ConfigurationError);
+    t.match(absent.message, /eab\.credentials: .*acme-eab/, 'a missing credential is a configuration error naming it');
+
+    // The wrong key first: refused by the CA; then the credential rotated to the right key: the next account works.
+    let res = await api('POST', '/api/v1/security/credentials/', { name: 'acme-eab', type: 'password', login: 'kid-1', password: { value: wrongKey }, targets: ['pki'] });
+    t.equal(res.statusCode, 201, res.body);
+    const refused = await rejects(connector.issue(request('eab-cred.example.com')), ConfigurationError);
+    t.match(refused.message, /refused the account \(External Account Binding key id kid-1\)/);
+    res = await api('PUT', '/api/v1/security/credentials/', { name: 'acme-eab', type: 'password', login: 'kid-1', password: { value: rightKey }, targets: ['pki'] });
+    t.equal(res.statusCode, 200, res.body);
+    const { outcome } = await enroll(connector, request('eab-cred.example.com'));
+    t.equal(outcome.status, 'issued', 'the rotated key made the account, without a restart');
+
+    // A credential meant for something else is refused by name.
+    res = await api('POST', '/api/v1/security/credentials/', { name: 'proxy-only', type: 'password', login: 'kid-1', password: { value: rightKey }, targets: ['proxy'] });
+    t.equal(res.statusCode, 201, res.body);
+    const other = await factory!({ name: 'eab-proxy-only', config: { ...base(eabPebble), eab: { credentials: 'proxy-only' } } });
+    t.match((await rejects(other.issue(request('eab-other.example.com')), ConfigurationError)).message, /not usable by a pki/);
+    for (const key of [rightKey, wrongKey]) t.notOk(capture.text.includes(key), 'no MAC key in the log');
   });
 
   await timed('testConnection reports an unusable directory with the reason', async (t) => {
