@@ -47,6 +47,10 @@ import type { CoreServices } from './services.js';
 import { DecodeWorkers } from './workers/index.js';
 import { bootstrapConfigObjects, createConfigRegistry, credentialsFacade, mountConfigRoutes, type ConfigRegistry } from './config-objects/index.js';
 import { declareCollections } from './config-objects/collections.js';
+import { scheduledTaskType } from './scheduler/tasks/config-type.js';
+import { pkiConnectorsOf } from './pki/connectors/index.js';
+import { pkiConnectorType } from './pki/connectors/config-type.js';
+import { pkiQueueType } from './pki/connectors/queue-config-type.js';
 import { Storages } from './storage/index.js';
 import { uiRoutes } from './ui/index.js';
 
@@ -231,6 +235,9 @@ export class Kernel {
       container.register({ enrollment: asValue(enrollment) });
       // The collections that predate the registry, declared by their own modules (one entry each).
       declareCollections(configObjects, {
+        pkiQueues: () => pkiQueueType(pkiConnectorsOf(app!)!.repository),
+        pkiConnectors: () => pkiConnectorType({ services, ...pkiConnectorsOf(app!)! }),
+        scheduledTasks: () => scheduledTaskType(tasks, new TaskRepository(db.knex, clock)),
       });
 
       if (!options.withoutPlugins) await plugins.load();

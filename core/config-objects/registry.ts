@@ -41,9 +41,11 @@ export interface RegisteredType {
 
 export type Db = Knex | Knex.Transaction;
 
-/** Who changes an object, for its event. */
+/** Who changes an object: named in its event; its permissions, when known, for the type's hooks. */
 export interface Actor {
   principal: string;
+  /** Whether the principal holds a permission unfiltered (absent: the platform itself, every permission). */
+  holdsUnfiltered?(permission: string): boolean;
 }
 
 /** A referrer found for an object about to be deleted: `type/name`. */
@@ -233,7 +235,7 @@ export class ConfigRegistry {
     const t = this.require(type);
     const name = this.nameOf(t, input);
     const previous = exists ? await this.getStored(type, tenant, name, db) : null;
-    await this.prepare(t, tenant, input, previous?.body ?? null, db, previous ? 'update' : 'create');
+    await this.prepare(t, tenant, input, previous?.body ?? null, db, previous ? 'update' : 'create', null);
   }
 
   /** One transaction over the registry's database (an import applies, or dry-runs, a whole document in it). */
@@ -246,9 +248,9 @@ export class ConfigRegistry {
   /** Creates an object; `db` is the import's transaction. */
   async create(type: string, tenant: string, input: unknown, actor: Actor, db?: Knex.Transaction): Promise<ConfigObject> {
     const t = this.require(type);
-    const body = await this.prepare(t, tenant, input, null, db ?? this.deps.knex, 'create');
+    const body = await this.prepare(t, tenant, input, null, db ?? this.deps.knex, 'create', actor);
     const name = body[t.key] as string;
-    const stored = await t.store.insert(this.tenantOf(t, tenant), name, body, db ?? this.deps.knex);
+    const stored = await t.store.insert(this.tenantOf(t, tenant), name, body, db ?? this.deps.knex, actor.principal);
     if (!stored) throw this.problem(t, 'exists', `A ${t.decl.noun} named "${name}" already exists`);
     await this.committed(t, tenant, 'create', name, stored, Object.keys(body).filter((f) => f !== t.key), actor, db);
     return this.view(t, stored);
@@ -263,8 +265,8 @@ export class ConfigRegistry {
     const t = this.require(type);
     const name = this.nameOf(t, object);
     if (await t.store.get(this.tenantOf(t, tenant), name, this.deps.knex)) return false;
-    const body = await this.prepare(t, tenant, object, null, this.deps.knex, 'create');
-    return (await t.store.insert(this.tenantOf(t, tenant), name, body, this.deps.knex)) !== null;
+    const body = await this.prepare(t, tenant, object, null, this.deps.knex, 'create', null);
+    return (await t.store.insert(this.tenantOf(t, tenant), name, body, this.deps.knex, null)) !== null;
   }
 
   /** Updates the object the body names (a PUT on the collection); upserts on types that have no POST. */
@@ -279,8 +281,8 @@ export class ConfigRegistry {
         if (t.decl.creatable === false) return this.create(type, tenant, input, actor, trx);
         throw this.problem(t, 'unknown', `No ${t.decl.noun} is named "${name}"`);
       }
-      const body = await this.prepare(t, tenant, input, previous.body, trx, 'update');
-      await t.store.update(this.tenantOf(t, tenant), name, body, trx);
+      const body = await this.prepare(t, tenant, input, previous.body, trx, 'update', actor);
+      await t.store.update(this.tenantOf(t, tenant), name, body, trx, actor.principal);
       // Read back: a store may keep fields it derives or keeps elsewhere (a team's managers, from its memberships).
       const stored: StoredObject = (await t.store.get(this.tenantOf(t, tenant), name, trx)) ?? { ...previous, body };
       const changed = changedFields(t, previous.body, stored.body);
@@ -313,7 +315,7 @@ export class ConfigRegistry {
       const refs = (other.decl.references ?? []).filter((r) => r.type === type);
       if (refs.length === 0) continue;
       for (const object of await other.store.list(this.tenantOf(other, tenant), db)) {
-        if (refs.some((r) => namesIn(getPath(object.body, r.field)).includes(name))) found.push(`${other.decl.type}/${object.name}`);
+        if (refs.some((r) => namesAt(object.body, r.field).includes(name))) found.push(`${other.decl.type}/${object.name}`);
       }
     }
     for (const source of this.referrerSources.get(type) ?? []) found.push(...(await source(tenant, name, db)));
@@ -333,9 +335,11 @@ export class ConfigRegistry {
     return name;
   }
 
-  hookContext(tenant: string, db: Db = this.deps.knex): ConfigHookContext {
+  hookContext(tenant: string, db: Db = this.deps.knex, actor: Actor | null = null): ConfigHookContext {
+    const holds = actor?.holdsUnfiltered;
     return {
       tenant,
+      caller: actor && holds ? { identifier: actor.principal, holdsUnfiltered: (permission) => holds(permission) } : null,
       db,
       lookup: async (type, name) => {
         const other = this.registered.get(type);
@@ -355,7 +359,7 @@ export class ConfigRegistry {
    * mask or a missing secret keeps the previous value, null clears it), references checked, the type's
    * own hook run.
    */
-  private async prepare(t: RegisteredType, tenant: string, input: unknown, previous: ConfigObject | null, db: Db, op: 'create' | 'update'): Promise<ConfigObject> {
+  private async prepare(t: RegisteredType, tenant: string, input: unknown, previous: ConfigObject | null, db: Db, op: 'create' | 'update', actor: Actor | null): Promise<ConfigObject> {
     this.checkShape(t, input);
     let body = cloneJson(input as ConfigObject);
     delete body._id;
@@ -392,7 +396,7 @@ export class ConfigRegistry {
     for (const ref of t.decl.references ?? []) {
       const target = this.registered.get(ref.type);
       if (!target) continue;
-      for (const referenced of namesIn(getPath(body, ref.field))) {
+      for (const referenced of namesAt(body, ref.field)) {
         if (!(await target.store.get(this.tenantOf(target, tenant), referenced, db))) {
           throw this.problem(t, 'invalid', `${ref.field}: no ${target.decl.noun} is named "${referenced}"`);
         }
@@ -400,7 +404,7 @@ export class ConfigRegistry {
     }
     if (t.decl.hooks?.validate) {
       const opened = inClear ? cloneJson(body) : this.opened(t, { id: '', name, body, createdAt: 0, updatedAt: 0 });
-      const message = await t.decl.hooks.validate(opened, { ...this.hookContext(tenant, db), previous });
+      const message = await t.decl.hooks.validate(opened, { ...this.hookContext(tenant, db, actor), previous });
       if (typeof message === 'string' && message.length > 0) throw this.problem(t, 'invalid', message);
     }
     return body;
@@ -432,6 +436,15 @@ function namesIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
   return [];
+}
+
+/** Names at a reference's dotted path, through the arrays of objects on the way (`parameters.recipients.team`). */
+function namesAt(object: ConfigObject, path: string): string[] {
+  const [head, ...rest] = path.split('.');
+  const value = object[head!];
+  if (rest.length === 0) return namesIn(value);
+  const objects = (Array.isArray(value) ? value : [value]).filter((v): v is ConfigObject => v !== null && typeof v === 'object' && !Array.isArray(v));
+  return objects.flatMap((o) => namesAt(o, rest.join('.')));
 }
 
 /** Top-level fields whose stored value differs (a re-sealed secret counts as changed only if its value did). */

@@ -1,12 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ConfigRegistry, RegisteredType } from './registry.js';
+import type { Actor, ConfigRegistry, RegisteredType } from './registry.js';
 
 type NameParams = { Params: { name: string } };
 
 /** The registry validates bodies itself, so invalid input answers the type's own `-002` naming the field. */
 const noFastifyValidation = () => () => true;
 
-const actorOf = (request: FastifyRequest) => ({ principal: request.principal!.identifier });
+/** The caller as the registry's hooks see it: who, and which permissions it holds unfiltered. */
+export const actorOf = (request: FastifyRequest): Actor => {
+  const principal = request.principal!;
+  return { principal: principal.identifier, holdsUnfiltered: (permission) => principal.permissions.filtersFor(permission) === null };
+};
 
 /**
  * The standard set of one configuration type (spec "Configuration capability": GET collection, GET :name,

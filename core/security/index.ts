@@ -31,6 +31,7 @@ import { PasswordPolicyService } from './password-policies/service.js';
 import { principalDataRoutes } from './principal-data/routes.js';
 import { principalInfoRoutes } from './principal-infos/routes.js';
 import { identityProviderRoutes } from './providers/routes.js';
+import { identityProviderType } from './providers/config-type.js';
 import type { InvalidationScope, SecurityRouteContext } from './route-context.js';
 import { LocalIdentityRepository } from './store/local-identities.js';
 import type { PluginManifest } from '@certwright/sdk';
@@ -168,7 +169,7 @@ export class SecurityCore {
     }
   }
 
-  /** The security collections served by the configuration registry (core/config-objects). */
+  /** The security collections on the configuration registry (core/config-objects); identity providers keep their routes. */
   configTypes(): ConfigObjectType[] {
     const { knex, clock } = this.deps;
     // A role or team change applies to principals from the next request (as recordChange did).
@@ -177,6 +178,7 @@ export class SecurityCore {
       passwordPolicyType((db) => new PasswordPolicyRepository(db, clock)),
       roleType(new RoleStore(knex, clock), invalidatePrincipals),
       teamType(new TeamStore(knex, clock), invalidatePrincipals),
+      identityProviderType(this.providers),
     ];
   }
 

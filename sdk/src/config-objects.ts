@@ -12,15 +12,30 @@ export type JsonSchema = Record<string, unknown>;
 export type ConfigObject = Record<string, unknown>;
 
 export interface ConfigReference {
-  /** Dotted path of the field holding the referenced object's name (or an array of names when `many`). */
+  /**
+   * Dotted path of the field holding the referenced object's name (or an array of names when `many`); arrays of
+   * objects on the way are looked through (`parameters.recipients.team`: the team of every recipient).
+   */
   field: string;
   /** The referenced configuration type (its `type`). */
   type: string;
   many?: boolean;
 }
 
+/** Who makes a change, as hooks may check it. */
+export interface ConfigCaller {
+  identifier: string;
+  /** Whether the caller holds `permission` with no filter (over every object it covers). */
+  holdsUnfiltered(permission: string): boolean;
+}
+
 export interface ConfigHookContext {
   tenant: string;
+  /**
+   * Who makes the change (an API or import caller); null for the platform itself (first-start defaults, a
+   * CLI import by the host's operator) and outside writes (deletes' referrers, afterChange).
+   */
+  caller: ConfigCaller | null;
   /** The registry's database handle: the transaction of the write in progress (queries must use it, not another connection). */
   db: unknown;
   /** The stored object of another type, secrets open (null when absent): for cross-checks in hooks. */
@@ -41,12 +56,13 @@ export interface StoredConfigObject {
  * (and their readers elsewhere in the platform). `db` is the registry's database handle or transaction.
  */
 export interface ConfigTypeStore {
+  // `by`: the principal making the change (null: the platform itself), for stores that record who wrote a row.
   list(tenant: string, db: unknown): Promise<StoredConfigObject[]>;
   get(tenant: string, name: string, db: unknown): Promise<StoredConfigObject | null>;
   /** null when the name is taken. */
-  insert(tenant: string, name: string, body: ConfigObject, db: unknown): Promise<StoredConfigObject | null>;
+  insert(tenant: string, name: string, body: ConfigObject, db: unknown, by?: string | null): Promise<StoredConfigObject | null>;
   /** The registry reads the object back (get) after an update: what it answers and its event's `changed`. */
-  update(tenant: string, name: string, body: ConfigObject, db: unknown): Promise<boolean>;
+  update(tenant: string, name: string, body: ConfigObject, db: unknown, by?: string | null): Promise<boolean>;
   remove(tenant: string, name: string, db: unknown): Promise<boolean>;
   /**
    * true: the store seals and opens secrets itself (a collection whose tables already held them sealed):

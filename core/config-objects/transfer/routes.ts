@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConfigRegistry, RegisteredType } from '../registry.js';
+import { actorOf } from '../routes.js';
 import { transferSchemas, transferValidators } from './document.js';
 import { exportCatalogue, exportDocument, readPermission, writePermission, type TransferAccess } from './export.js';
 import { conflictCount, importDocument, importRefusal } from './import.js';
@@ -94,7 +95,7 @@ export function transferRoutes(app: FastifyInstance, registry: ConfigRegistry): 
     },
     handler: async (request) => {
       const parsed = validators.parseImport(request.body);
-      const result = await importDocument(registry, request.tenant, parsed, accessOf(request), { principal: request.principal!.identifier });
+      const result = await importDocument(registry, request.tenant, parsed, accessOf(request), actorOf(request));
       if (!result.dryRun && conflictCount(result) > 0) throw importRefusal(result);
       return result;
     },

@@ -154,3 +154,17 @@ export const openConfiguration = (secrets: SecretBox, tenant: string, connector:
 
 /** The stored configuration as answers and events show it: every secret reads ********. */
 export const maskConfiguration = (stored: Json): Json => mapSealed(stored, [], () => SECRET_MASK) as Json;
+
+/**
+ * The stored configuration with the secrets `schema` names opened, for the configuration registry's
+ * portable form (config-type.ts): only fields its secretsOf hook names again are opened, so each is masked
+ * or sealed on the way out; anything else still sealed (a type whose schema changed) stays sealed.
+ */
+export function openSchemaSecrets(secrets: SecretBox, tenant: string, connector: string, schema: Json | undefined, stored: Json): Json {
+  const out = clone(stored);
+  for (const path of secretPathsOf(schema)) {
+    const value = getAt(out, path);
+    if (isSealed(value)) setAt(out, path, JSON.parse(secrets.openString(value[SEALED], aad(tenant, connector, path))) as unknown);
+  }
+  return out;
+}

@@ -31,8 +31,14 @@ export interface PkiConnectorsModule {
 /** The bootstrap's connector name and type. */
 export const LOCAL_CA = 'local-ca';
 
-const modules = new WeakMap<FastifyInstance, { gateway: Gateway; repository: ConnectorRepository; items: QueueItems; crls: CrlCache }>();
-/** The gateway, repository and queue of a kernel's app (tests drive the queue job through it). */
+const modules = new WeakMap<
+  FastifyInstance,
+  { gateway: Gateway; repository: ConnectorRepository; items: QueueItems; crls: CrlCache; changed(tenant: string, name: string): void }
+>();
+/**
+ * The gateway, repository and queue of a kernel's app (tests drive the queue job through it; the kernel
+ * declares the connector and queue configuration types on its repository and `changed`).
+ */
 export const pkiConnectorsOf = (app: FastifyInstance) => modules.get(app);
 
 /** /api/v1/pki/connectors/, /api/v1/pki/queues/, the CRL / OCSP / CA publication routes, the queue job. */
@@ -45,7 +51,12 @@ export async function registerPkiConnectors(app: FastifyInstance, services: Core
   const crls = new CrlCache(services.clock);
   gateway.onRevoked = (tenant, connector) => crls.invalidate(tenant, connector);
   await gateway.install((hook) => app.addHook('onClose', hook));
-  modules.set(app, { gateway, repository, items, crls });
+  /** A connector changed on this node: its cached instance and CRLs go. */
+  const changed = (tenant: string, name: string) => {
+    instances.forget(tenant, name);
+    crls.invalidate(tenant, name);
+  };
+  modules.set(app, { gateway, repository, items, crls, changed });
 
   const cas = () => pkiServices({ knex: services.knex, clock: services.clock, events: services.events, logger: services.logger.child({ component: 'pki' }), scheduler: services.scheduler });
 
@@ -76,10 +87,6 @@ export async function registerPkiConnectors(app: FastifyInstance, services: Core
   };
 
   const caChain = (tenant: string, name: string) => gateway.caChain(tenant, name);
-  const changed = (tenant: string, name: string) => {
-    instances.forget(tenant, name);
-    crls.invalidate(tenant, name);
-  };
   await app.register(connectorRoutes, { services, repository, instances, caChain, importChain, changed });
   await app.register(publicationRoutes, { services, instances, caChain, crls });
 

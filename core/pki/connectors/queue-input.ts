@@ -37,21 +37,32 @@ function bound(name: string, value: number | null): number | null {
  * positive FiniteDuration and only with throttleParallelism.
  */
 export function queueFields(input: QueueInput, current?: QueueRecord): QueueFields {
+  return checkQueue(mergeQueue(input, current));
+}
+
+/** `input` over `current` or the defaults, unchecked (the configuration registry's normalize: config-type.ts). */
+export function mergeQueue(input: QueueInput, current?: Omit<QueueFields, 'name'>): QueueFields {
   const base: Omit<QueueFields, 'name'> = current ?? { ...DEFAULT_QUEUE_SETTINGS, ...DEFAULT_QUEUE_LIMITS, description: null };
   const keep = <T>(sent: T | undefined, stored: T): T => (sent === undefined ? stored : sent);
-  const fields: QueueFields = {
+  return {
     name: input.name,
     description: keep(input.description, base.description),
     retries: keep(input.retries, base.retries),
     initialDelaySeconds: keep(input.initialDelaySeconds, base.initialDelaySeconds),
     maxDelaySeconds: keep(input.maxDelaySeconds, base.maxDelaySeconds),
     paused: keep(input.paused, base.paused),
-    size: bound('size', keep(input.size, base.size)),
-    throttleParallelism: bound('throttleParallelism', keep(input.throttleParallelism, base.throttleParallelism)),
+    size: keep(input.size, base.size),
+    throttleParallelism: keep(input.throttleParallelism, base.throttleParallelism),
     throttleDuration: keep(input.throttleDuration, base.throttleDuration),
     // Horizon's default (false), also for a client that clears it.
     clusterWide: keep(input.clusterWide, base.clusterWide) ?? false,
   };
+}
+
+/** The queue as given when it keeps Horizon's rules; PKI-QUEUE-002 naming the first it breaks. */
+export function checkQueue(fields: QueueFields): QueueFields {
+  bound('size', fields.size);
+  bound('throttleParallelism', fields.throttleParallelism);
   if (fields.maxDelaySeconds < fields.initialDelaySeconds) throw invalid('maxDelaySeconds is smaller than initialDelaySeconds');
   if (fields.throttleDuration !== null) {
     const ms = parseFiniteDuration(fields.throttleDuration);

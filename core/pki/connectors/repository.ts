@@ -120,36 +120,24 @@ export class ConnectorRepository {
     return Number(row?.n ?? 0);
   }
 
-  /** Inserts a connector; `quiet` (the first-start bootstrap) lets a unique violation through untranslated. */
+  /** Inserts a connector with its event. */
   async create(tenant: string, fields: ConnectorFields, principal: string | null): Promise<ConnectorRecord> {
-    const now = this.clock();
-    const record: ConnectorRecord = { id: newId(now), tenant, ...fields, version: 1, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
     try {
-      await this.knex.transaction(async (trx) => {
-        await this.requireQueue(trx, tenant, fields.queue);
-        await trx(CONNECTORS).insert(rowOfConnector(record));
+      return await this.knex.transaction(async (trx) => {
+        const record = await this.insertConnector(trx, tenant, fields, principal);
         await this.recordConnector(trx, record, 'PKI-CONNECTOR-CREATED', principal);
+        return record;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProblemError('PKI-CONN-004', { message: `A PKI connector named "${fields.name}" already exists` });
       throw err;
     }
-    return record;
   }
 
-  /** Replaces the connector of that name (id, creation and type stay; the version grows). */
+  /** Replaces the connector of that name (id, creation and type stay; the version grows), with its event. */
   async update(tenant: string, fields: ConnectorFields, principal: string | null): Promise<ConnectorRecord> {
     return this.knex.transaction(async (trx) => {
-      const current = await this.lockedConnector(trx, tenant, fields.name);
-      await this.requireQueue(trx, tenant, fields.queue);
-      const record: ConnectorRecord = {
-        ...current,
-        ...fields,
-        version: current.version + 1,
-        updatedAt: Math.max(this.clock(), current.updatedAt),
-        updatedBy: principal,
-      };
-      await trx(CONNECTORS).where({ id: current.id }).update(rowOfConnector(record));
+      const record = await this.replaceConnector(trx, tenant, fields, principal);
       await this.recordConnector(trx, record, 'PKI-CONNECTOR-UPDATED', principal);
       return record;
     });
@@ -157,13 +145,51 @@ export class ConnectorRepository {
 
   async remove(tenant: string, name: string, principal: string | null): Promise<void> {
     await this.knex.transaction(async (trx) => {
-      const current = await this.lockedConnector(trx, tenant, name);
-      await trx(CONNECTORS).where({ id: current.id }).delete();
-      await this.recordConnector(trx, current, 'PKI-CONNECTOR-DELETED', principal);
+      const removed = await this.deleteConnector(trx, tenant, name);
+      await this.recordConnector(trx, removed, 'PKI-CONNECTOR-DELETED', principal);
     });
   }
 
-  private async lockedConnector(trx: Knex.Transaction, tenant: string, name: string): Promise<ConnectorRecord> {
+  // The writes themselves, on the caller's handle and without an event: the routes above add theirs, the
+  // configuration registry (config-type.ts) writes its own on the import's transaction.
+
+  /** Every connector of a tenant, on `db`. */
+  async listOn(db: Knex | Knex.Transaction, tenant: string): Promise<ConnectorRecord[]> {
+    return ((await db(CONNECTORS).where({ tenant }).orderBy('name')) as ConnectorRow[]).map(connectorOfRow);
+  }
+
+  /** Inserts a connector naming an existing queue; a taken name is the driver's unique violation. */
+  async insertConnector(db: Knex | Knex.Transaction, tenant: string, fields: ConnectorFields, principal: string | null): Promise<ConnectorRecord> {
+    const now = this.clock();
+    const record: ConnectorRecord = { id: newId(now), tenant, ...fields, version: 1, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
+    await this.requireQueue(db, tenant, fields.queue);
+    await db(CONNECTORS).insert(rowOfConnector(record));
+    return record;
+  }
+
+  /** Replaces the connector of that name (id and creation stay; the version grows): instances see the change. */
+  async replaceConnector(db: Knex | Knex.Transaction, tenant: string, fields: ConnectorFields, principal: string | null): Promise<ConnectorRecord> {
+    const current = await this.lockedConnector(db, tenant, fields.name);
+    await this.requireQueue(db, tenant, fields.queue);
+    const record: ConnectorRecord = {
+      ...current,
+      ...fields,
+      version: current.version + 1,
+      updatedAt: Math.max(this.clock(), current.updatedAt),
+      updatedBy: principal,
+    };
+    await db(CONNECTORS).where({ id: current.id }).update(rowOfConnector(record));
+    return record;
+  }
+
+  /** Deletes the connector of that name; answers what was deleted. */
+  async deleteConnector(db: Knex | Knex.Transaction, tenant: string, name: string): Promise<ConnectorRecord> {
+    const current = await this.lockedConnector(db, tenant, name);
+    await db(CONNECTORS).where({ id: current.id }).delete();
+    return current;
+  }
+
+  private async lockedConnector(trx: Knex | Knex.Transaction, tenant: string, name: string): Promise<ConnectorRecord> {
     const read = trx(CONNECTORS).where({ tenant, name }).first();
     const row = (await (isMysql(trx) ? read.forUpdate() : read)) as ConnectorRow | undefined;
     if (!row) throw connectorNotFound(name);
@@ -198,7 +224,7 @@ export class ConnectorRepository {
     }
   }
 
-  private async requireQueue(trx: Knex.Transaction, tenant: string, name: string): Promise<void> {
+  private async requireQueue(trx: Knex | Knex.Transaction, tenant: string, name: string): Promise<void> {
     if (name === DEFAULT_QUEUE) return this.ensureDefaultQueue(tenant, trx);
     if (!(await trx(QUEUES).where({ tenant, name }).first('id'))) throw new ProblemError('PKI-CONN-002', { detail: `queue: no PKI queue is named "${name}"` });
   }
@@ -252,52 +278,90 @@ export class ConnectorRepository {
 
   async createQueue(tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
     if (fields.name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant);
-    const now = this.clock();
-    const record: QueueRecord = { id: newId(now), tenant, ...fields, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
     try {
       // A missing queue was trusted as not paused: created paused, it is paused here at once.
-      await this.rulesTrusted.changing(tenantKey(tenant, fields.name), () =>
+      return await this.rulesTrusted.changing(tenantKey(tenant, fields.name), () =>
         this.knex.transaction(async (trx) => {
-          await trx(QUEUES).insert(rowOfQueue(record));
+          const record = await this.insertQueue(trx, tenant, fields, principal);
           await this.recordQueue(trx, record, 'PKI-QUEUE-CREATED', principal);
+          return record;
         }),
       );
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProblemError('PKI-QUEUE-004', { message: `A PKI queue named "${fields.name}" already exists` });
       throw err;
     }
-    return record;
   }
 
   async updateQueue(tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
     if (fields.name === DEFAULT_QUEUE) await this.ensureDefaultQueue(tenant);
-    return this.rulesTrusted.changing(tenantKey(tenant, fields.name), () => this.knex.transaction(async (trx) => {
-      const read = trx(QUEUES).where({ tenant, name: fields.name }).first();
-      const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
-      if (!row) throw queueNotFound(fields.name);
-      const current = queueOfRow(row);
-      const record: QueueRecord = { ...current, ...fields, updatedAt: Math.max(this.clock(), current.updatedAt), updatedBy: principal };
-      await trx(QUEUES).where({ id: current.id }).update(rowOfQueue(record));
-      await this.recordQueue(trx, record, 'PKI-QUEUE-UPDATED', principal);
-      return record;
-    }));
+    return this.rulesTrusted.changing(tenantKey(tenant, fields.name), () =>
+      this.knex.transaction(async (trx) => {
+        const record = await this.replaceQueue(trx, tenant, fields, principal);
+        await this.recordQueue(trx, record, 'PKI-QUEUE-UPDATED', principal);
+        return record;
+      }),
+    );
   }
 
   /** Deletes a queue no connector names and no item waits in; `default` cannot go. */
   async removeQueue(tenant: string, name: string, principal: string | null): Promise<void> {
+    await this.rulesTrusted.changing(tenantKey(tenant, name), () =>
+      this.knex.transaction(async (trx) => {
+        const removed = await this.deleteQueue(trx, tenant, name);
+        await this.recordQueue(trx, removed, 'PKI-QUEUE-DELETED', principal);
+      }),
+    );
+  }
+
+  /** Every queue of a tenant (the built-in one included), on `db`. */
+  async listQueuesOn(db: Knex | Knex.Transaction, tenant: string): Promise<QueueRecord[]> {
+    await this.ensureDefaultQueue(tenant, db);
+    return ((await db(QUEUES).where({ tenant }).orderBy('name')) as QueueRow[]).map(queueOfRow);
+  }
+
+  /** Inserts a queue; a taken name is the driver's unique violation. */
+  async insertQueue(db: Knex | Knex.Transaction, tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
+    const now = this.clock();
+    const record: QueueRecord = { id: newId(now), tenant, ...fields, createdAt: now, updatedAt: now, createdBy: principal, updatedBy: principal };
+    await db(QUEUES).insert(rowOfQueue(record));
+    return record;
+  }
+
+  /** Replaces the settings of the queue of that name (PKI-QUEUE-003 when there is none). */
+  async replaceQueue(db: Knex | Knex.Transaction, tenant: string, fields: QueueFields, principal: string | null): Promise<QueueRecord> {
+    const read = db(QUEUES).where({ tenant, name: fields.name }).first();
+    const row = (await (isMysql(db) ? read.forUpdate() : read)) as QueueRow | undefined;
+    if (!row) throw queueNotFound(fields.name);
+    const current = queueOfRow(row);
+    const record: QueueRecord = { ...current, ...fields, updatedAt: Math.max(this.clock(), current.updatedAt), updatedBy: principal };
+    await db(QUEUES).where({ id: current.id }).update(rowOfQueue(record));
+    return record;
+  }
+
+  /** Deletes a queue no connector names and no item waits in (PKI-QUEUE-005); `default` cannot go (PKI-QUEUE-002). */
+  async deleteQueue(db: Knex | Knex.Transaction, tenant: string, name: string): Promise<QueueRecord> {
     if (name === DEFAULT_QUEUE) throw new ProblemError('PKI-QUEUE-002', { message: 'The built-in queue "default" cannot be deleted' });
-    await this.rulesTrusted.changing(tenantKey(tenant, name), () => this.knex.transaction(async (trx) => {
-      const read = trx(QUEUES).where({ tenant, name }).first();
-      const row = (await (isMysql(trx) ? read.forUpdate() : read)) as QueueRow | undefined;
-      if (!row) throw queueNotFound(name);
-      const users = (await trx(CONNECTORS).where({ tenant, queue: name }).orderBy('name').select('name')) as { name: string }[];
-      if (users.length > 0) throw new ProblemError('PKI-QUEUE-005', { detail: `used by the PKI connector(s) ${users.map((u) => `"${u.name}"`).join(', ')}` });
-      if (await trx(ITEMS).where({ tenant, queue: name }).first('id')) throw new ProblemError('PKI-QUEUE-005', { detail: 'items are still queued in it' });
-      await trx(QUEUES).where({ id: row.id }).delete();
-      // Its cluster-wide throttle places (throttle.ts) go with it: a queue made again under this name starts afresh.
-      await trx('pki_queue_slots').where({ tenant, queue: name }).delete();
-      await this.recordQueue(trx, queueOfRow(row), 'PKI-QUEUE-DELETED', principal);
-    }));
+    const read = db(QUEUES).where({ tenant, name }).first();
+    const row = (await (isMysql(db) ? read.forUpdate() : read)) as QueueRow | undefined;
+    if (!row) throw queueNotFound(name);
+    const users = (await db(CONNECTORS).where({ tenant, queue: name }).orderBy('name').select('name')) as { name: string }[];
+    if (users.length > 0) throw new ProblemError('PKI-QUEUE-005', { detail: `used by the PKI connector(s) ${users.map((u) => `"${u.name}"`).join(', ')}` });
+    if (await this.hasItems(db, tenant, name)) throw new ProblemError('PKI-QUEUE-005', { detail: 'items are still queued in it' });
+    await db(QUEUES).where({ id: row.id }).delete();
+    // Its cluster-wide throttle places (throttle.ts) go with it: a queue made again under this name starts afresh.
+    await db('pki_queue_slots').where({ tenant, queue: name }).delete();
+    return queueOfRow(row);
+  }
+
+  /** Whether any item of the queue is still in the table (waiting, running or failed). */
+  async hasItems(db: Knex | Knex.Transaction, tenant: string, queue: string): Promise<boolean> {
+    return (await db(ITEMS).where({ tenant, queue }).first('id')) !== undefined;
+  }
+
+  /** Forgets what this node trusts of a queue's rules (a change committed by the configuration registry). */
+  forgetQueueRules(tenant: string, name: string): void {
+    void this.rulesTrusted.changing(tenantKey(tenant, name), async () => undefined);
   }
 
   /** Counts and dates of the items of each queue of a tenant. */

@@ -11,10 +11,11 @@ import { connectorInputSchema, connectorSchema, connectResultSchema, materialsSc
 import { settingsOf } from './settings.js';
 
 /*
- * Not on the configuration registry (core/config-objects) yet: a connector's settings are validated against
- * the schema of the plugin providing its type, its `type` is answered in the client's wire name
- * (`integrated`), queues and throttles are applied to running state, and PATCH connect/materials act on the
- * connector. Moving them needs per-object schemas from plugins and a view hook in the registry.
+ * On the configuration registry (config-type.ts, queue-config-type.ts) for export/import, the cookbook and
+ * reference checks; these routes stay the collection's own: a connector's settings are validated against the
+ * schema of the plugin providing its type and may come at the top level (Horizon's form), its `type` is
+ * answered in the client's wire name (`integrated`), answers carry `version` and a queue's run `state`,
+ * events carry the masked object, and PATCH connect/materials act on the connector.
  */
 
 const CONNECTORS = '/api/v1/pki/connectors/';

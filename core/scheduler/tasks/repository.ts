@@ -75,15 +75,15 @@ const columns = (input: TaskInput) => ({
   description: input.description,
 });
 
-/** Rows of scheduled_tasks, always within one tenant. */
+/** Rows of scheduled_tasks, always within one tenant; `db`: another handle (the registry's import transaction). */
 export class TaskRepository {
   constructor(
     private readonly knex: Knex,
     private readonly clock: () => number,
   ) {}
 
-  async list(tenant: string): Promise<ScheduledTask[]> {
-    return ((await this.knex('scheduled_tasks').where({ tenant }).orderBy('name')) as Row[]).map(fromRow);
+  async list(tenant: string, db: Knex = this.knex): Promise<ScheduledTask[]> {
+    return ((await db('scheduled_tasks').where({ tenant }).orderBy('name')) as Row[]).map(fromRow);
   }
 
   /** By id first (24 hex), then by name: the spec's `:key` is either. */
@@ -95,27 +95,38 @@ export class TaskRepository {
     return row ? fromRow(row) : undefined;
   }
 
-  async findById(tenant: string, id: string): Promise<ScheduledTask | undefined> {
-    const row = (await this.knex('scheduled_tasks').where({ tenant, id }).first()) as Row | undefined;
+  async findById(tenant: string, id: string, db: Knex = this.knex): Promise<ScheduledTask | undefined> {
+    const row = (await db('scheduled_tasks').where({ tenant, id }).first()) as Row | undefined;
     return row ? fromRow(row) : undefined;
   }
 
-  async insert(tenant: string, input: TaskInput): Promise<ScheduledTask> {
+  /** By name only (the configuration registry's key). */
+  async findByName(tenant: string, name: string, db: Knex = this.knex): Promise<ScheduledTask | undefined> {
+    const row = (await db('scheduled_tasks').where({ tenant, name }).first()) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Which of these ids are tasks' (of any tenant). */
+  async existingIds(ids: readonly string[]): Promise<string[]> {
+    return ids.length === 0 ? [] : ((await this.knex('scheduled_tasks').whereIn('id', ids).pluck('id')) as string[]);
+  }
+
+  async insert(tenant: string, input: TaskInput, db: Knex = this.knex): Promise<ScheduledTask> {
     const now = this.clock();
     const id = newId(now);
-    await this.knex('scheduled_tasks').insert({ id, tenant, ...columns(input), created_at: now, updated_at: now });
-    return (await this.findById(tenant, id))!;
+    await db('scheduled_tasks').insert({ id, tenant, ...columns(input), created_at: now, updated_at: now });
+    return (await this.findById(tenant, id, db))!;
   }
 
-  async update(tenant: string, id: string, input: TaskInput): Promise<ScheduledTask> {
-    await this.knex('scheduled_tasks')
+  async update(tenant: string, id: string, input: TaskInput, db: Knex = this.knex): Promise<ScheduledTask> {
+    await db('scheduled_tasks')
       .where({ tenant, id })
       .update({ ...columns(input), updated_at: this.clock() });
-    return (await this.findById(tenant, id))!;
+    return (await this.findById(tenant, id, db))!;
   }
 
-  async remove(tenant: string, id: string): Promise<void> {
-    await this.knex('scheduled_tasks').where({ tenant, id }).delete();
+  async remove(tenant: string, id: string, db: Knex = this.knex): Promise<void> {
+    await db('scheduled_tasks').where({ tenant, id }).delete();
   }
 
   async markStarted(tenant: string, id: string, at: number): Promise<void> {

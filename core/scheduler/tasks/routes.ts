@@ -6,9 +6,10 @@ import type { TaskInput } from './repository.js';
 import type { TaskService } from './service.js';
 
 /*
- * Not on the configuration registry (core/config-objects) yet: `:key` is a task's name or its id, parameters
- * are validated by the task type's schema, and answers carry run state (lastRun, nextRun, status) the registry
- * does not keep. Moving tasks needs per-object schemas and a view hook in the registry.
+ * Scheduled tasks are on the configuration registry (config-type.ts: export/import in Certwright's form, the
+ * cookbook, references to teams), but these routes stay theirs: `:key` is a task's name or its id, GET :key/run
+ * runs one, answers carry run state (lastRun, nextRun, status) and Horizon's flat report form, and a report
+ * needs search:certificates with no filter to be saved.
  */
 
 const READ = { permission: 'configuration:scheduler:read' } as const;

@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { TaskType } from '@certwright/sdk';
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ProblemError } from '../../errors/index.js';
 import type { EventStore } from '../../events/store.js';
@@ -136,6 +137,20 @@ export class TaskService {
     await this.scheduler.cancel(TASK_JOB, { taskId: task.id });
   }
 
+  /** After a change committed through the configuration registry (an import): the named task's job follows it. */
+  async replan(tenant: string, name: string): Promise<void> {
+    const task = await this.repo.findByName(tenant, name);
+    if (task) await this.plan(task);
+  }
+
+  /** After a delete committed through the configuration registry: the jobs of tasks that are gone are cancelled. */
+  async forgetRemoved(): Promise<void> {
+    // The registry's afterChange has the name only; task ids are unique across tenants, so jobs are matched by id.
+    const planned = [...(await this.scheduler.nextRunsByDataKey(TASK_JOB, 'taskId')).keys()].filter((id): id is string => typeof id === 'string');
+    const kept = new Set(await this.repo.existingIds(planned));
+    for (const taskId of planned) if (!kept.has(taskId)) await this.scheduler.cancel(TASK_JOB, { taskId });
+  }
+
   /** Runs the task now, on whichever node picks the job up first; the answer does not wait for it. */
   async runNow(tenant: string, key: string): Promise<TaskView> {
     const task = await this.require(tenant, key);
@@ -158,27 +173,47 @@ export class TaskService {
   }
 
   private async validate(tenant: string, input: TaskInput): Promise<void> {
-    const invalid = (message: string) => new ProblemError('SCHED-002', { message });
-    if (!isTimeZone(input.timezone)) throw invalid(`timezone: "${input.timezone}" is not a known time zone`);
+    const problem = await this.problemOf(tenant, input);
+    if (problem) throw new ProblemError('SCHED-002', { message: problem });
+  }
+
+  /** The parameters with the defaults of the type's schema filled in (as a save stores them). */
+  withDefaults(type: string, parameters: Record<string, unknown>): Record<string, unknown> {
+    const validate = this.validatorOf(type);
+    if (!validate) return parameters;
+    const out = structuredClone(parameters);
+    validate(out);
+    return out;
+  }
+
+  private validatorOf(type: string): ValidateFunction | undefined {
+    const schema = this.types.get(type)?.parametersSchema;
+    if (!schema) return undefined;
+    let validate = this.validators.get(type);
+    if (!validate) this.validators.set(type, (validate = ajv.compile(schema)));
+    return validate;
+  }
+
+  /**
+   * Why a task cannot be saved (SCHED-002's message, naming the field), or null: its time zone, CRON expression,
+   * type and parameters (the type's schema, with its defaults filled in, and its own checks read on `db`).
+   */
+  async problemOf(tenant: string, input: TaskInput, db?: Knex): Promise<string | null> {
+    if (!isTimeZone(input.timezone)) return `timezone: "${input.timezone}" is not a known time zone`;
     const cron = nextCronOccurrence(input.cron, input.timezone);
-    if (!cron.ok) throw invalid(`cron: "${input.cron}" is not a valid CRON expression (${cron.reason})`);
+    if (!cron.ok) return `cron: "${input.cron}" is not a valid CRON expression (${cron.reason})`;
     const type = this.types.get(input.type);
     if (!type) {
       const known = this.types.types();
-      throw invalid(`type: "${input.type}" is not a registered task type${known.length ? ` (known: ${known.join(', ')})` : ' (none is installed)'}`);
+      return `type: "${input.type}" is not a registered task type${known.length ? ` (known: ${known.join(', ')})` : ' (none is installed)'}`;
     }
-    if (type.parametersSchema) {
-      let validate = this.validators.get(input.type);
-      if (!validate) this.validators.set(input.type, (validate = ajv.compile(type.parametersSchema)));
-      if (!validate(input.parameters)) {
-        const e = validate.errors![0]!;
-        throw invalid(`parameters${e.instancePath.replace(/\//g, '.')}: ${e.message ?? 'is invalid'}`);
-      }
+    const validate = this.validatorOf(input.type);
+    if (validate && !validate(input.parameters)) {
+      const e = validate.errors![0]!;
+      return `parameters${e.instancePath.replace(/\//g, '.')}: ${e.message ?? 'is invalid'}`;
     }
-    if (isChecked(type)) {
-      const problem = await type.check(tenant, input.parameters);
-      if (problem) throw invalid(problem);
-    }
+    if (isChecked(type)) return type.check(tenant, input.parameters, db);
+    return null;
   }
 
   private async view(task: ScheduledTask): Promise<TaskView> {

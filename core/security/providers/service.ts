@@ -137,26 +137,37 @@ export class IdentityProviderService {
     this.deps.onChange();
   }
 
-  // --- configuration (/api/v1/security/identity/providers/) ---
+  // --- configuration (/api/v1/security/identity/providers/; `db`: the registry's transaction of an import) ---
 
   /** Provider types the loaded plugins offer. */
   types(): string[] {
     return this.deps.registry.types();
   }
 
-  async list(tenant: string): Promise<IdentityProviderConfig[]> {
-    return ((await this.deps.knex(TABLE).where({ tenant }).orderBy('name')) as Row[]).map((r) => this.masked(fromRow(r)));
+  async list(tenant: string, db: Knex = this.deps.knex): Promise<IdentityProviderConfig[]> {
+    return ((await db(TABLE).where({ tenant }).orderBy('name')) as Row[]).map((r) => this.masked(fromRow(r)));
   }
 
-  async get(tenant: string, name: string): Promise<IdentityProviderConfig> {
-    return this.masked(await this.require(tenant, name));
+  async get(tenant: string, name: string, db: Knex = this.deps.knex): Promise<IdentityProviderConfig> {
+    return this.masked(await this.require(tenant, name, db));
   }
 
-  async create(tenant: string, input: IdentityProviderInput): Promise<IdentityProviderConfig> {
+  /** Every provider with its secret fields open: the configuration registry's store (never answered as is). */
+  async listOpen(tenant: string, db: Knex): Promise<IdentityProviderConfig[]> {
+    return ((await db(TABLE).where({ tenant }).orderBy('name')) as Row[]).map((r) => this.openedConfig(tenant, fromRow(r)));
+  }
+
+  /** One provider with its secret fields open, or null. */
+  async findOpen(tenant: string, name: string, db: Knex): Promise<IdentityProviderConfig | null> {
+    const row = (await db(TABLE).where({ tenant, name }).first()) as Row | undefined;
+    return row ? this.openedConfig(tenant, fromRow(row)) : null;
+  }
+
+  async create(tenant: string, input: IdentityProviderInput, db: Knex = this.deps.knex): Promise<IdentityProviderConfig> {
     this.validate(input);
     const now = this.deps.clock();
     try {
-      await this.deps.knex(TABLE).insert({
+      await db(TABLE).insert({
         id: newId(now),
         tenant,
         name: input.name,
@@ -171,29 +182,35 @@ export class IdentityProviderService {
       throw err;
     }
     this.changed(tenant);
-    return this.get(tenant, input.name);
+    return this.get(tenant, input.name, db);
   }
 
   /** Updates the provider named in the body; secret fields sent back masked keep their stored value. */
-  async update(tenant: string, input: IdentityProviderInput): Promise<IdentityProviderConfig> {
-    const current = await this.require(tenant, input.name);
-    if (input.type !== current.type) throw new ProblemError('SEC-IDP-002', { message: 'The type of an identity provider cannot change' });
+  async update(tenant: string, input: IdentityProviderInput, db: Knex = this.deps.knex): Promise<IdentityProviderConfig> {
+    const current = await this.require(tenant, input.name, db);
+    const typeChange = this.typeChangeProblem(input, current);
+    if (typeChange) throw new ProblemError('SEC-IDP-002', { message: typeChange });
     const config = { ...input.config };
     for (const field of this.secretFieldsOf(current.type)) if (config[field] === MASK) config[field] = current.config[field];
     const next = { ...input, config };
     this.validate(next);
-    if (!next.enabled) await this.refuseLastEnabled(tenant, current.name);
-    await this.deps.knex(TABLE)
+    if (!next.enabled) await this.refuseLastEnabled(tenant, current.name, db);
+    await db(TABLE)
       .where({ tenant, name: input.name })
       .update({ enabled: next.enabled, config: JSON.stringify(this.sealed(tenant, input.name, current.type, config)), updated_at: Math.max(this.deps.clock(), current.updatedAt + 1) });
     this.changed(tenant);
-    return this.get(tenant, input.name);
+    return this.get(tenant, input.name, db);
   }
 
-  async remove(tenant: string, name: string): Promise<void> {
-    const current = await this.require(tenant, name);
-    if (current.enabled) await this.refuseLastEnabled(tenant, name);
-    await this.deps.knex(TABLE).where({ tenant, name }).delete();
+  async remove(tenant: string, name: string, db: Knex = this.deps.knex): Promise<void> {
+    const current = await this.require(tenant, name, db);
+    if (current.enabled) await this.refuseLastEnabled(tenant, name, db);
+    await db(TABLE).where({ tenant, name }).delete();
+    this.changed(tenant);
+  }
+
+  /** After a change committed elsewhere (an import): the next request reads the providers again. */
+  refresh(tenant: string): void {
     this.changed(tenant);
   }
 
@@ -210,19 +227,22 @@ export class IdentityProviderService {
     }
   }
 
-  private async refuseLastEnabled(tenant: string, name: string): Promise<void> {
-    const others = (await this.deps.knex(TABLE).where({ tenant, enabled: true }).whereNot({ name }).count({ n: '*' }).first()) as { n: number | string };
+  private async refuseLastEnabled(tenant: string, name: string, db: Knex): Promise<void> {
+    const others = (await db(TABLE).where({ tenant, enabled: true }).whereNot({ name }).count({ n: '*' }).first()) as { n: number | string };
     if (Number(others.n) === 0) {
       throw new ProblemError('SEC-IDP-005', { message: `"${name}" is the last enabled identity provider: enable another one first, or nobody could log in` });
     }
   }
 
   /** The stored provider, secret fields opened (for merging; never answered as is). */
-  private async require(tenant: string, name: string): Promise<IdentityProviderConfig> {
-    const row = (await this.deps.knex(TABLE).where({ tenant, name }).first()) as Row | undefined;
-    if (!row) throw new ProblemError('SEC-IDP-003', { message: `No identity provider is named "${name}"` });
-    const provider = fromRow(row);
-    return { ...provider, config: this.opened(tenant, name, provider.type, provider.config) };
+  private async require(tenant: string, name: string, db: Knex): Promise<IdentityProviderConfig> {
+    const found = await this.findOpen(tenant, name, db);
+    if (!found) throw new ProblemError('SEC-IDP-003', { message: `No identity provider is named "${name}"` });
+    return found;
+  }
+
+  private openedConfig(tenant: string, provider: IdentityProviderConfig): IdentityProviderConfig {
+    return { ...provider, config: this.opened(tenant, provider.name, provider.type, provider.config) };
   }
 
   private sealed(tenant: string, name: string, type: string, config: Record<string, unknown>): Record<string, unknown> {
@@ -246,18 +266,31 @@ export class IdentityProviderService {
     return pluginId ? this.deps.manifestOf(pluginId) : undefined;
   }
 
-  private secretFieldsOf(type: string): string[] {
+  /** The secret configuration fields of a provider type (x-secret in its plugin's configSchema). */
+  secretFieldsOf(type: string): string[] {
     return secretFields(this.manifestOfType(type)?.configSchema as Record<string, unknown> | undefined);
   }
 
   private validate(input: IdentityProviderInput): void {
+    const problem = this.problemOf(input);
+    if (problem) throw new ProblemError('SEC-IDP-002', { message: problem });
+  }
+
+  /**
+   * Why a provider cannot be stored as it is (its type unknown, its configuration refused by the type's
+   * plugin, or a type change of `previous`), or null. Fills the configuration's defaults in, as a create does.
+   */
+  problemOf(input: IdentityProviderInput, previous?: { type: string } | null): string | null {
+    const typeChange = previous ? this.typeChangeProblem(input, previous) : null;
+    if (typeChange) return typeChange;
     const manifest = this.manifestOfType(input.type);
-    if (!manifest) {
-      const known = this.types();
-      throw new ProblemError('SEC-IDP-002', { message: `Unknown identity provider type "${input.type}" (known: ${known.join(', ') || 'none'})` });
-    }
+    if (!manifest) return `Unknown identity provider type "${input.type}" (known: ${this.types().join(', ') || 'none'})`;
     const problem = checkInstances({ ...manifest, multiInstance: true }, [{ name: input.name, config: input.config }]);
-    if (problem) throw new ProblemError('SEC-IDP-002', { message: `Invalid configuration: ${problem}` });
+    return problem ? `Invalid configuration: ${problem}` : null;
+  }
+
+  private typeChangeProblem(input: { type: string }, current: { type: string }): string | null {
+    return input.type !== current.type ? 'The type of an identity provider cannot change' : null;
   }
 
   /** Secret configuration fields never leave the service. */

@@ -30,7 +30,7 @@ export function reportTaskType(deps: ReportDeps): CheckedTaskType {
     category: 'reporting',
     description: 'Mails the certificates an HCQL query matches as a CSV attachment (Horizon report task, attachment_email)',
     parametersSchema: REPORT_PARAMETERS_SCHEMA as unknown as Record<string, unknown>,
-    check: (tenant, parameters) => checkReport(deps.knex, tenant, parameters as unknown as ReportParameters),
+    check: (tenant, parameters, db) => checkReport(db ?? deps.knex, tenant, parameters as unknown as ReportParameters),
     async run({ tenant, taskName, parameters }) {
       const p = parameters as unknown as ReportParameters;
       // Saved before a check existed, or a Certwright client's parameters: refuse to run what would not be saved.
