@@ -308,6 +308,20 @@ export class ConfigRegistry {
     });
   }
 
+  /**
+   * A change a collection's own route made (`routes: 'own'`, written by its own service): the event the
+   * standard set writes for the same change (who, type, name, changed field names), and the change listeners.
+   * `before`/`after` are the portable forms around the write (null for a create's before, a delete's after).
+   */
+  async recordChange(type: string, tenant: string, op: 'create' | 'update' | 'delete', name: string, before: ConfigObject | null, after: ConfigObject | null, actor: Actor): Promise<void> {
+    const t = this.require(type);
+    const changed = op === 'create' ? Object.keys(after ?? {}).filter((f) => f !== t.key).sort() : op === 'update' ? changedFields(t, before ?? {}, after ?? {}) : [];
+    const codes = t.decl.events ?? { created: 'CONFIG-CREATED', updated: 'CONFIG-UPDATED', deleted: 'CONFIG-DELETED' };
+    const code = op === 'create' ? codes.created : op === 'update' ? codes.updated : codes.deleted;
+    await this.deps.events.append({ tenant, code, module: t.decl.events?.module ?? 'configuration', status: 'success', principal: actor.principal, objectType: t.decl.type, objectId: name, payload: { type: t.decl.type, name, changed } });
+    for (const listener of this.listeners.get(t.decl.type) ?? []) listener(tenant);
+  }
+
   /** Every object that names this one (`type/name`), in the registry and outside it. */
   async referrers(type: string, tenant: string, name: string, db: Db = this.deps.knex): Promise<string[]> {
     const found: string[] = [];

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CAPABILITIES } from '@certwright/sdk';
 import type { HostPolicy } from './host-policy.js';
-import { ProblemError, problemBody, type ErrorCode, type ProblemBody } from '../errors/index.js';
+import { ERROR_CATALOGUE, ProblemError, problemBody, type ErrorCode, type ProblemBody } from '../errors/index.js';
 import { problemMediaType, sendProblem } from './problem-reply.js';
 
 /** fastify's own error codes → our catalogue. Anything not here and not a ProblemError is a 500. */
@@ -27,7 +27,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, error.toBody(), error.headers);
     }
     if (error.validation) {
-      return sendProblem(reply, problemBody('HTTP-003', { detail: error.message }));
+      // The route's collection code when it names one; the detail names the field (`body/retries must be >= 0`).
+      const own = (request.routeOptions.config as { invalidCode?: string } | undefined)?.invalidCode;
+      const code = (own !== undefined && own in ERROR_CATALOGUE ? own : 'HTTP-003') as ErrorCode;
+      return sendProblem(reply, problemBody(code, { detail: error.message }));
     }
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (mapped) return sendProblem(reply, problemBody(mapped));

@@ -30,6 +30,11 @@ declare module 'fastify' {
     capability?: RouteCapability;
     /** Required on every route: `public`, or the permission the authorizer checks. */
     access?: RouteAccess;
+    /**
+     * The code a body or parameter that fails the route's JSON Schema is answered with (its collection's
+     * `-002`, as the configuration registry answers invalid input), instead of the generic HTTP-003.
+     */
+    invalidCode?: string;
   }
   interface FastifyRequest {
     /** The request-scoped tenant (one `default` tenant until the tenants API lands). */

@@ -15,10 +15,10 @@
  *   thirdparty-connectors.ts, wcce-forests.ts: a later issue.
  *
  * Known gaps (these client calls fail today; issue 23's note lists them): none.
- * - Schema-level validation errors answer 400 HTTP-003. The client's errors.ts @0e6bddd keys its remediation
- *   hints on the code family ("never just a numeric suffix": only CRT-003 and PRF-004 have one), so HTTP-003
- *   is reported as the 400 it is, with no "not found" hint. The collections' own checks answer the family's
- *   -002 (LBL-002, PRF-002, …).
+ * - Schema-level validation errors of configuration collections answer their family's -002 (PKI-CONN-002,
+ *   PKI-QUEUE-002, the registry's types), other routes' 400 HTTP-003. The client's errors.ts @0e6bddd keys its
+ *   remediation hints on the code family ("never just a numeric suffix": only CRT-003 and PRF-004 have one), so
+ *   either is reported as the 400 it is, with no "not found" hint.
  * - The profile tools are replayed in horizon-profiles.test.ts; create/update of a PKI connector (Horizon type
  *   `integrated` = local-ca, settings at the top level) and of a PKI queue (size, clusterWide, throttle*) in
  *   mcp-pki-connectors-queues.test.ts. The first-start connector `local-ca` answers type "local-ca", which the

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuseReferenced } from '../../config-objects/own-routes.js';
 import { ProblemError } from '../../errors/index.js';
 import type { CoreServices } from '../../services.js';
 import type { ProfileService } from '../../profiles/types.js';
@@ -105,7 +106,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.post<{ Body: ConnectorInput }>(CONNECTORS, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-CONN-002' },
     schema: {
       tags,
       summary: 'Create a PKI connector',
@@ -122,7 +123,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.put<{ Body: ConnectorInput }>(CONNECTORS, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-CONN-002' },
     schema: {
       tags,
       summary: 'Replace the PKI connector named in the body',
@@ -209,7 +210,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.post<{ Body: QueueInput }>(QUEUES, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-QUEUE-002' },
     schema: {
       tags,
       summary: 'Create a PKI queue',
@@ -225,7 +226,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.put<{ Body: QueueInput }>(QUEUES, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-QUEUE-002' },
     schema: { tags, summary: 'Update the PKI queue named in the body (fields left out keep their value)', body: queueInputSchema, response: { 200: { $ref: 'PkiQueue#' } } },
     handler: async (request) => {
       const current = await repository.getQueue(request.tenant, request.body.name);
@@ -243,6 +244,8 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
       response: { 204: { type: 'null' } },
     },
     handler: async (request, reply) => {
+      // Connectors naming it, by name (queued items are the repository's own check).
+      await refuseReferenced(request, 'pki-queue', request.params.name);
       await repository.removeQueue(request.tenant, request.params.name, principalOf(request));
       return reply.code(204).send();
     },

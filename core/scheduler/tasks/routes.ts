@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
+import { recordedWrite } from '../../config-objects/own-routes.js';
 import { HORIZON_SERVER_KEYS, HORIZON_THIRDPARTY_KEYS, parametersOf, withHorizonKeys } from './horizon.js';
 import { REPORT_KEYS, REPORT_PARAMETERS_SCHEMA, REPORT_TASK } from './report/parameters.js';
 import type { TaskInput } from './repository.js';
@@ -154,7 +155,7 @@ export async function taskRoutes(app: FastifyInstance, opts: { tasks: TaskServic
     handler: async (request, reply) => {
       const task = input(request.body);
       mayAuthor(request, task);
-      return reply.code(201).send(withHorizonKeys(await tasks.create(request.tenant, task)));
+      return reply.code(201).send(withHorizonKeys(await recordedWrite(request, 'scheduled-task', 'create', task.name, () => tasks.create(request.tenant, task))));
     },
   });
 
@@ -166,7 +167,8 @@ export async function taskRoutes(app: FastifyInstance, opts: { tasks: TaskServic
       const current = await tasks.find(request.tenant, key);
       const task = input(request.body, current?.parameters);
       mayAuthor(request, task);
-      return withHorizonKeys(await tasks.update(request.tenant, key, task));
+      const updated = await recordedWrite(request, 'scheduled-task', 'update', current?.name ?? task.name, () => tasks.update(request.tenant, key, task), (t) => t.name);
+      return withHorizonKeys(updated);
     },
   });
 
@@ -174,7 +176,8 @@ export async function taskRoutes(app: FastifyInstance, opts: { tasks: TaskServic
     config: { capability: 'configuration', access: WRITE },
     schema: { tags, summary: 'Delete a scheduled task', params: keyParams, response: { 204: { type: 'null' } } },
     handler: async (request, reply) => {
-      await tasks.remove(request.tenant, request.params.key);
+      const current = await tasks.find(request.tenant, request.params.key);
+      await recordedWrite(request, 'scheduled-task', 'delete', current?.name ?? request.params.key, () => tasks.remove(request.tenant, request.params.key));
       return reply.code(204).send();
     },
   });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../../errors/index.js';
+import { recordedWrite } from '../../config-objects/own-routes.js';
 import { configurationPermission } from '../permissions/catalogue.js';
 import type { SecurityRouteContext } from '../route-context.js';
 import type { IdentityProviderConfig, IdentityProviderInput } from './service.js';
@@ -166,7 +167,8 @@ export async function identityProviderRoutes(app: FastifyInstance, ctx: Security
     schema: { tags, summary: 'Create an identity provider (an instance of a provider type)', body: inputSchema, response: { 201: { $ref: 'IdentityProvider#' } } },
     handler: async (request, reply) => {
       refuseInvalid(request);
-      return reply.code(201).send(await providers.create(request.tenant, input(request.body)));
+      const body = input(request.body);
+      return reply.code(201).send(await recordedWrite(request, 'identity-provider', 'create', body.name, () => providers.create(request.tenant, body)));
     },
   });
 
@@ -181,7 +183,8 @@ export async function identityProviderRoutes(app: FastifyInstance, ctx: Security
     },
     handler: async (request) => {
       refuseInvalid(request);
-      return providers.update(request.tenant, input(request.body));
+      const body = input(request.body);
+      return recordedWrite(request, 'identity-provider', 'update', body.name, () => providers.update(request.tenant, body));
     },
   });
 
@@ -189,7 +192,7 @@ export async function identityProviderRoutes(app: FastifyInstance, ctx: Security
     config: { capability: 'configuration', access: WRITE },
     schema: { tags, summary: 'Delete an identity provider (not the last enabled one)', params: nameParams, response: { 204: { type: 'null' } } },
     handler: async (request, reply) => {
-      await providers.remove(request.tenant, request.params.name);
+      await recordedWrite(request, 'identity-provider', 'delete', request.params.name, () => providers.remove(request.tenant, request.params.name));
       return reply.code(204).send();
     },
   });

@@ -85,7 +85,7 @@ t.test('connectors: refused input answers specific problems and writes nothing',
   t.match(noQueue.json(), { error: 'PKI-CONN-002', detail: /nowhere/ });
   const schema = await post({ type: 'fake-ca', configuration: { key } });
   t.equal(schema.statusCode, 400);
-  t.match(schema.json(), { error: 'HTTP-003' });
+  t.match(schema.json(), { error: 'PKI-CONN-002', detail: /name/ }, "the schema's refusal is the collection's -002 naming the field");
   t.equal(((await kernel.db.knex('pki_connectors').count({ n: '*' }).first()) as { n: number }).n, 0, 'nothing written');
 
   await createConnector(kernel, { name: 'x', type: 'fake-plain', configuration: { key } });
@@ -137,7 +137,7 @@ t.test('queues: the built-in default, standard set, state, refusals', async (t) 
 
   await createConnector(kernel, { name: 'c', type: 'fake-ca', queue: 'slow', configuration: { key: uniqueKey('q') } });
   const inUse = await kernel.app.inject({ method: 'DELETE', url: '/api/v1/pki/queues/slow', headers: ADMIN_HEADERS });
-  t.match(inUse.json(), { error: 'PKI-QUEUE-005', detail: /"c"/ });
+  t.match(inUse.json(), { error: 'PKI-QUEUE-005', message: /pki-connector\/c/, referrers: ['pki-connector/c'] }, 'refused naming every connector on it');
   const delDefault = await kernel.app.inject({ method: 'DELETE', url: '/api/v1/pki/queues/default', headers: ADMIN_HEADERS });
   t.match(delDefault.json(), { error: 'PKI-QUEUE-002' });
   await kernel.app.inject({ method: 'DELETE', url: `${URL}c`, headers: ADMIN_HEADERS });
