@@ -34,6 +34,9 @@ const NOT_EVENTS = new Set([
   'SEC-PWD', // problem code families of security collections on the configuration registry (errorFamily)
   'SEC-ROLE',
   'SEC-TEAM',
+  'SEC-IDP',
+  'PKI-CONN', // problem code families of collections that keep their own routes (errorFamily)
+  'PKI-QUEUE',
 ]);
 
 /**
