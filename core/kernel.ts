@@ -48,6 +48,8 @@ import { DecodeWorkers } from './workers/index.js';
 import { bootstrapConfigObjects, createConfigRegistry, credentialsFacade, mountConfigRoutes, type ConfigRegistry } from './config-objects/index.js';
 import { declareCollections } from './config-objects/collections.js';
 import { scheduledTaskType } from './scheduler/tasks/config-type.js';
+import { profileType } from './profiles/config-type.js';
+import type { Profiles } from './profiles/service.js';
 import { pkiConnectorsOf } from './pki/connectors/index.js';
 import { pkiConnectorType } from './pki/connectors/config-type.js';
 import { pkiQueueType } from './pki/connectors/queue-config-type.js';
@@ -238,6 +240,7 @@ export class Kernel {
         pkiQueues: () => pkiQueueType(pkiConnectorsOf(app!)!.repository),
         pkiConnectors: () => pkiConnectorType({ services, ...pkiConnectorsOf(app!)! }),
         scheduledTasks: () => scheduledTaskType(tasks, new TaskRepository(db.knex, clock)),
+        profiles: () => profileType((enrollment.profiles as Profiles).repository, clock),
       });
 
       if (!options.withoutPlugins) await plugins.load();

@@ -427,10 +427,13 @@ export class ConfigRegistry {
   private async committed(t: RegisteredType, tenant: string, op: 'create' | 'update' | 'delete', name: string, stored: StoredObject | null, changed: string[], actor: Actor, trx?: Knex.Transaction): Promise<void> {
     const codes = t.decl.events ?? { created: 'CONFIG-CREATED', updated: 'CONFIG-UPDATED', deleted: 'CONFIG-DELETED' };
     const code = op === 'create' ? codes.created : op === 'update' ? codes.updated : codes.deleted;
-    await this.deps.events.append(
-      { tenant, code, module: t.decl.events?.module ?? 'configuration', status: 'success', principal: actor.principal, objectType: t.decl.type, objectId: name, payload: { type: t.decl.type, name, changed } },
-      trx ? { trx } : {},
-    );
+    // A store that writes its collection's own events (events.byStore) has written this one.
+    if (t.decl.events?.byStore !== true) {
+      await this.deps.events.append(
+        { tenant, code, module: t.decl.events?.module ?? 'configuration', status: 'success', principal: actor.principal, objectType: t.decl.type, objectId: name, payload: { type: t.decl.type, name, changed } },
+        trx ? { trx } : {},
+      );
+    }
     const after = async (): Promise<void> => {
       for (const listener of this.listeners.get(t.decl.type) ?? []) listener(tenant);
       try {

@@ -33,12 +33,12 @@ export class ProfileRepository {
     private readonly clock: () => number,
   ) {}
 
-  async list(tenant: string): Promise<StoredProfile[]> {
-    return ((await this.knex(TABLE).where({ tenant }).orderBy('name')) as ProfileRow[]).map(storedOfRow);
+  async list(tenant: string, db: Knex | Knex.Transaction = this.knex): Promise<StoredProfile[]> {
+    return ((await db(TABLE).where({ tenant }).orderBy('name')) as ProfileRow[]).map(storedOfRow);
   }
 
-  async find(tenant: string, name: string): Promise<StoredProfile | null> {
-    const row = (await this.knex(TABLE).where({ tenant, name }).first()) as ProfileRow | undefined;
+  async find(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<StoredProfile | null> {
+    const row = (await db(TABLE).where({ tenant, name }).first()) as ProfileRow | undefined;
     return row ? storedOfRow(row) : null;
   }
 
@@ -56,12 +56,15 @@ export class ProfileRepository {
     return found;
   }
 
-  /** Creates a profile; PRF-004 when the name is taken (also when another writer took it a moment before). */
-  async create(tenant: string, profile: CertificateProfile, principal: string | null): Promise<StoredProfile> {
+  /**
+   * Creates a profile; PRF-004 when the name is taken (also when another writer took it a moment before).
+   * `db`: a transaction to write in (a configuration import's); the write is a savepoint inside it.
+   */
+  async create(tenant: string, profile: CertificateProfile, principal: string | null, db: Knex | Knex.Transaction = this.knex): Promise<StoredProfile> {
     const now = this.clock();
     const stored: StoredProfile = { id: newId(now), tenant, profile: { ...profile, createdAt: now, updatedAt: now }, version: 1, createdBy: principal, updatedBy: principal };
     try {
-      await this.knex.transaction(async (trx) => {
+      await db.transaction(async (trx) => {
         await trx(TABLE).insert(rowOfStored(stored));
         await this.record(trx, stored, 'PROFILE-CREATED', principal);
       });
@@ -73,8 +76,8 @@ export class ProfileRepository {
   }
 
   /** Replaces the profile of that name (its id, creation date and creator stay; version + 1). */
-  async update(tenant: string, profile: CertificateProfile, principal: string | null): Promise<StoredProfile> {
-    return this.trusted.changing(tenantKey(tenant, profile.name), () => this.knex.transaction(async (trx) => {
+  async update(tenant: string, profile: CertificateProfile, principal: string | null, db: Knex | Knex.Transaction = this.knex): Promise<StoredProfile> {
+    return this.trusted.changing(tenantKey(tenant, profile.name), () => db.transaction(async (trx) => {
       const current = await this.locked(trx, tenant, profile.name);
       const stored: StoredProfile = {
         ...current,
@@ -89,8 +92,8 @@ export class ProfileRepository {
   }
 
   /** Deletes a profile. Requests and certificates that name it keep the name. */
-  async remove(tenant: string, name: string, principal: string | null): Promise<void> {
-    await this.trusted.changing(tenantKey(tenant, name), () => this.knex.transaction(async (trx) => {
+  async remove(tenant: string, name: string, principal: string | null, db: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await this.trusted.changing(tenantKey(tenant, name), () => db.transaction(async (trx) => {
       const current = await this.locked(trx, tenant, name);
       await trx(TABLE).where({ id: current.id }).delete();
       await this.record(trx, current, 'PROFILE-DELETED', principal);

@@ -7,9 +7,10 @@ import type { CertificateProfile } from './types.js';
 import { checkProfile } from './validate.js';
 
 /*
- * Not on the configuration registry (core/config-objects) yet: profiles come in two shapes (Certwright's and
- * Horizon's, core/profiles/horizon) mapped onto one stored form, with localized texts and per-workflow rights
- * derived for the answer. Moving them needs input-mapping and view hooks in the registry.
+ * Profiles are on the configuration registry (config-type.ts: export/import in Certwright's form, the cookbook,
+ * their connector and password policies as references), but these routes stay theirs: a profile comes in two
+ * shapes (Certwright's and Horizon's, core/profiles/horizon) mapped onto one stored form, and answers carry
+ * both, with localized texts and per-workflow rights derived.
  */
 
 const BASE = '/api/v1/certificate/profiles/';

@@ -149,7 +149,18 @@ export interface ConfigObjectType {
   /** Its own store (a collection that keeps its tables); default: the registry's table. */
   store?: ConfigTypeStore;
   /** Event codes of its changes, when the type had its own before the registry (default CONFIG-*). */
-  events?: { module: string; created: string; updated: string; deleted: string };
+  events?: {
+    module: string;
+    created: string;
+    updated: string;
+    deleted: string;
+    /**
+     * true: the store's insert, update and remove write these events themselves, in the write's transaction,
+     * with the payload the codes always carried (the registry writes none, so an import's events are the
+     * routes' events).
+     */
+    byStore?: boolean;
+  };
 }
 
 export interface ConfigTypeRegistry {

@@ -73,6 +73,16 @@ const rows: Row[] = [
     codes: CONFIG,
   },
   {
+    type: 'profile',
+    base: '/api/v1/certificate/profiles/',
+    family: 'PRF',
+    read: 'configuration:profiles:read',
+    valid: { name: 'p-own', pkiConnector: 'prf-ca', validityDays: 30 },
+    update: { patch: { validityDays: 60 }, field: 'validityDays' },
+    bad: { patch: { validityDays: 0 }, field: 'validityDays' },
+    codes: { created: 'PROFILE-CREATED', updated: 'PROFILE-UPDATED', deleted: 'PROFILE-DELETED' },
+  },
+  {
     type: 'scheduled-task',
     base: '/api/v1/scheduler/tasks/',
     family: 'SCHED',
@@ -83,6 +93,9 @@ const rows: Row[] = [
     codes: CONFIG,
   },
 ];
+
+// The connector the profile row names.
+await created(await admin('POST', '/api/v1/pki/connectors/', { name: 'prf-ca', type: 'local-ca' }));
 
 t.test('every type that keeps its own routes has a row here', async (t) => {
   const own = kernel.configObjects.types().filter((x) => x.decl.routes === 'own').map((x) => x.decl.type).sort();
