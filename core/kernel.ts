@@ -49,6 +49,7 @@ import { bootstrapConfigObjects, createConfigRegistry, credentialsFacade, mountC
 import { declareCollections } from './config-objects/collections.js';
 import { scheduledTaskType } from './scheduler/tasks/config-type.js';
 import { profileType } from './profiles/config-type.js';
+import { labelType } from './inventory/labels/config-type.js';
 import type { Profiles } from './profiles/service.js';
 import { pkiConnectorsOf } from './pki/connectors/index.js';
 import { pkiConnectorType } from './pki/connectors/config-type.js';
@@ -241,6 +242,7 @@ export class Kernel {
         pkiConnectors: () => pkiConnectorType({ services, ...pkiConnectorsOf(app!)! }),
         scheduledTasks: () => scheduledTaskType(tasks, new TaskRepository(db.knex, clock)),
         profiles: () => profileType((enrollment.profiles as Profiles).repository, clock),
+        labels: () => labelType(inventory.repository.labels, events),
       });
 
       if (!options.withoutPlugins) await plugins.load();

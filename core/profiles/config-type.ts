@@ -48,8 +48,8 @@ function profileStore(repository: ProfileRepository, clock: () => number): Confi
 
 /**
  * Certificate profiles (/api/v1/certificate/profiles/) on the configuration registry: exported and imported
- * in Certwright's own form, in the cookbook, their connector and password policies checked as references
- * (a connector or policy a profile names cannot be deleted). The routes stay theirs (routes.ts says why).
+ * in Certwright's own form, in the cookbook, their connector, password policies and labels checked as
+ * references (one a profile names cannot be deleted). The routes stay theirs (routes.ts says why).
  */
 export function profileType(repository: ProfileRepository, clock: () => number): ConfigObjectType {
   const { _id: _i, version: _v, createdAt: _c, updatedAt: _u, ...properties } = (profileInputSchema as { properties: Record<string, JsonSchema> }).properties;
@@ -73,6 +73,7 @@ export function profileType(repository: ProfileRepository, clock: () => number):
       { field: 'pkiConnector', type: 'pki-connector' },
       { field: 'keyPolicy.passwordPolicy', type: 'password-policy' },
       { field: 'challenge.passwordPolicy', type: 'password-policy' },
+      { field: 'labels.label', type: 'label' },
     ],
     store: profileStore(repository, clock),
     hooks: {

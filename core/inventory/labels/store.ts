@@ -99,23 +99,27 @@ export class LabelStore {
     else this.cache.delete(tenant);
   }
 
-  async list(tenant: string): Promise<Label[]> {
-    const rows = (await this.knex('inv_labels').where({ tenant }).orderBy('name').select('id', 'name', 'regex', 'display_name', 'description')) as LabelRow[];
+  async list(tenant: string, db: Knex | Knex.Transaction = this.knex): Promise<Label[]> {
+    const rows = (await db('inv_labels').where({ tenant }).orderBy('name').select('id', 'name', 'regex', 'display_name', 'description')) as LabelRow[];
     return rows.map(view);
   }
 
-  async get(tenant: string, name: string): Promise<Label> {
-    const row = (await this.knex('inv_labels').where({ tenant, name }).first('id', 'name', 'regex', 'display_name', 'description')) as LabelRow | undefined;
+  async get(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<Label> {
+    const row = (await db('inv_labels').where({ tenant, name }).first('id', 'name', 'regex', 'display_name', 'description')) as LabelRow | undefined;
     if (!row) throw this.notFound(name);
     return view(row);
   }
 
-  async create(tenant: string, input: LabelInput): Promise<Label> {
+  /** `db`: a transaction to write in (a configuration import's). */
+  async create(tenant: string, input: LabelInput, db: Knex | Knex.Transaction = this.knex): Promise<Label> {
     const columns = this.columns(input);
     const now = this.clock();
     const id = newId(now);
     try {
-      await this.knex('inv_labels').insert({ id, tenant, ...columns, created_at: now, updated_at: now });
+      // A savepoint inside a caller's transaction: a name taken does not abort the caller's.
+      await db.transaction(async (trx) => {
+        await trx('inv_labels').insert({ id, tenant, ...columns, created_at: now, updated_at: now });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProblemError('LBL-004', { message: `A label named "${input.name}" already exists` });
       throw err;
@@ -126,20 +130,20 @@ export class LabelStore {
   }
 
   /** Updates the label named in the input (names do not change). */
-  async update(tenant: string, input: LabelInput): Promise<Label> {
+  async update(tenant: string, input: LabelInput, db: Knex | Knex.Transaction = this.knex): Promise<Label> {
     const columns = this.columns(input);
-    const changed = await this.knex('inv_labels')
+    const changed = await db('inv_labels')
       .where({ tenant, name: input.name })
       .update({ regex: columns.regex, display_name: columns.display_name, description: columns.description, updated_at: this.clock() });
     this.invalidate(tenant);
     if (changed === 0) throw this.notFound(input.name);
-    return this.get(tenant, input.name);
+    return this.get(tenant, input.name, db);
   }
 
   /** Deletes a label no certificate carries (LBL-005 otherwise). */
-  async remove(tenant: string, name: string): Promise<void> {
+  async remove(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<void> {
     try {
-      await this.knex.transaction(async (trx) => {
+      await db.transaction(async (trx) => {
         // Locks the definition on MySQL: an import holding a shared lock on it finishes first (and is
         // then seen by the check below), one starting after waits and then finds the label gone.
         const read = trx('inv_labels').where({ tenant, name }).first('id');

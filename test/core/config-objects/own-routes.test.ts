@@ -83,6 +83,20 @@ const rows: Row[] = [
     codes: { created: 'PROFILE-CREATED', updated: 'PROFILE-UPDATED', deleted: 'PROFILE-DELETED' },
   },
   {
+    type: 'label',
+    base: '/api/v1/certificate/labels/',
+    family: 'LBL',
+    read: 'configuration:labels:read',
+    valid: { name: 'l-own', regex: '^[a-z]+$' },
+    update: { patch: { regex: '^[a-z0-9]+$' }, field: 'regex' },
+    bad: { patch: { regex: '(' }, field: 'regex' },
+    referrer: async (name) => {
+      await created(await admin('POST', '/api/v1/certificate/profiles/', { name: `labelled-${name}`, pkiConnector: 'prf-ca', labels: [{ label: name }] }));
+      return `profile/labelled-${name}`;
+    },
+    codes: { created: 'LABEL-CREATED', updated: 'LABEL-UPDATED', deleted: 'LABEL-DELETED' },
+  },
+  {
     type: 'scheduled-task',
     base: '/api/v1/scheduler/tasks/',
     family: 'SCHED',
