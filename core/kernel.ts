@@ -50,6 +50,7 @@ import { declareCollections } from './config-objects/collections.js';
 import { scheduledTaskType } from './scheduler/tasks/config-type.js';
 import { profileType } from './profiles/config-type.js';
 import { labelType } from './inventory/labels/config-type.js';
+import { caType } from './pki/cas/config-type.js';
 import type { Profiles } from './profiles/service.js';
 import { pkiConnectorsOf } from './pki/connectors/index.js';
 import { pkiConnectorType } from './pki/connectors/config-type.js';
@@ -243,6 +244,7 @@ export class Kernel {
         scheduledTasks: () => scheduledTaskType(tasks, new TaskRepository(db.knex, clock)),
         profiles: () => profileType((enrollment.profiles as Profiles).repository, clock),
         labels: () => labelType(inventory.repository.labels, events),
+        cas: () => caType(pkiServices(pkiContext).cas),
       });
 
       if (!options.withoutPlugins) await plugins.load();

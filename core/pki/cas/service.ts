@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { ProblemError } from '../../errors/index.js';
 import type { EventStore } from '../../events/store.js';
 import { newId } from '../../db/ids.js';
@@ -61,7 +62,23 @@ export class CaService {
     private readonly store: CaStore,
     private readonly events: EventStore,
     private readonly clock: () => number,
+    /** Set on a service bound to a transaction (within): its events join it, its changes are told later. */
+    private readonly bound?: { trx: Knex.Transaction; changed: (change: CaChange) => void },
   ) {}
+
+  /**
+   * This service writing through `trx` (a configuration import's transaction): events in it, and each change
+   * handed to `changed` instead of the listeners (trust chains and CRL cache read through other connections:
+   * the caller tells them with `notify` once the transaction committed).
+   */
+  within(trx: Knex.Transaction, changed: (change: CaChange) => void): CaService {
+    return new CaService(this.store.on(trx), this.events, this.clock, { trx, changed });
+  }
+
+  /** Runs the change listeners (after a transaction's commit, for changes made `within` it). */
+  async notify(change: CaChange): Promise<void> {
+    for (const listener of this.listeners) await listener(change);
+  }
 
   onChange(listener: (change: CaChange) => Promise<void>): void {
     this.listeners.push(listener);
@@ -69,6 +86,15 @@ export class CaService {
 
   async list(tenant: string): Promise<CaView[]> {
     return (await this.store.list(tenant)).map(view);
+  }
+
+  /** The stored records (not their views): the configuration registry's portable form is built from them. */
+  async records(tenant: string): Promise<CaRecord[]> {
+    return this.store.list(tenant);
+  }
+
+  async exists(tenant: string, name: string): Promise<boolean> {
+    return (await this.store.byName(tenant, name)) !== undefined;
   }
 
   async get(tenant: string, name: string): Promise<CaView> {
@@ -159,7 +185,8 @@ export class CaService {
   }
 
   private async committed(change: CaChange, principal: string | null): Promise<void> {
-    await this.events.append({
+    await this.events.append(
+      {
       tenant: change.tenant,
       code: `CA-${change.kind.toUpperCase()}`,
       module: 'pki',
@@ -168,8 +195,11 @@ export class CaService {
       objectType: 'ca',
       objectId: change.ca.name,
       payload: { dn: change.ca.subjectDn, thumbprint: change.ca.thumbprintSha1, trusted: change.ca.trusted, trustedForClientAuthentication: change.ca.trustedForClientAuth },
-    });
-    for (const listener of this.listeners) await listener(change);
+      },
+      this.bound ? { trx: this.bound.trx } : {},
+    );
+    if (this.bound) this.bound.changed(change);
+    else await this.notify(change);
   }
 }
 

@@ -135,6 +135,11 @@ export class CaStore {
     private readonly clock: () => number,
   ) {}
 
+  /** The same rows through another handle (a configuration import's transaction). */
+  on(db: Knex | Knex.Transaction): CaStore {
+    return new CaStore(db as Knex, this.clock);
+  }
+
   async list(tenant: string): Promise<CaRecord[]> {
     return ((await this.knex('pki_cas').where({ tenant }).orderBy('name')) as Row[]).map(fromRow);
   }

@@ -6,10 +6,10 @@ import { pkiServices } from '../cas/services.js';
 import type { PkiRouteContext } from '../index.js';
 
 /*
- * Not on the configuration registry (core/config-objects) yet: a CA's answer is derived from its certificate
- * (subject, issuer, thumbprint, validity) rather than echoed from what was stored, and CA-* changes also
- * refresh trust chains and the CRL cache. Moving CAs needs a view hook (stored object → answer) in the
- * registry.
+ * CAs are on the configuration registry (cas/config-type.ts: export/import as their certificate and settings,
+ * the cookbook), but these routes stay theirs: a CA's answer is derived from its certificate (subject, issuer,
+ * thumbprint, validity) rather than echoed from what was stored, PUT may rename by `_id`, and Horizon-only
+ * fields a client echoes are accepted and ignored.
  */
 
 const READ = { permission: 'configuration:cas:read' } as const;

@@ -8,6 +8,8 @@
 import t from 'tap';
 import { bootKernel, LogCapture } from '../../helpers/kernel.js';
 import { ADMIN_HEADERS, caller, createPrincipal } from '../../helpers/security.js';
+import { until } from '../../helpers/until.js';
+import { caCertificate } from './fixtures/cas.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -97,6 +99,16 @@ const rows: Row[] = [
     codes: { created: 'LABEL-CREATED', updated: 'LABEL-UPDATED', deleted: 'LABEL-DELETED' },
   },
   {
+    type: 'ca',
+    base: '/api/v1/cas/',
+    family: 'CA',
+    read: 'configuration:cas:read',
+    valid: { name: 'ca-own', certificate: caCertificate, trusted: true },
+    update: { patch: { trusted: false }, field: 'trusted' },
+    bad: { patch: { crlUrl: 'ftp://crl.example/x.crl' }, field: 'crlUrl' },
+    codes: { created: 'CA-CREATE', updated: 'CA-UPDATE', deleted: 'CA-DELETE' },
+  },
+  {
     type: 'scheduled-task',
     base: '/api/v1/scheduler/tasks/',
     family: 'SCHED',
@@ -179,6 +191,16 @@ for (const row of rows) {
     for (const e of events) t.notMatch(e.payload, SECRET, 'no secret in events');
   });
 }
+
+t.test('a CA imported through the configuration import is known to the CRL cache once committed', async (t) => {
+  const info = (await admin('POST', '/api/v1/system/configurations/export', {})).json().info;
+  const imported = await admin('POST', '/api/v1/system/configurations/import', { info, items: { certificateAuthorities: [{ name: 'imported-root', certificate: caCertificate.replace(/\r?\n/g, '\n'), trusted: true, crlUrl: 'http://crl.example/imported.crl' }] } });
+  t.equal(imported.statusCode, 200, imported.body);
+  t.match((await admin('GET', '/api/v1/cas/imported-root')).json(), { name: 'imported-root', trusted: true, crlUrl: 'http://crl.example/imported.crl' }, 'answered by its own route, derived fields and all');
+  const crls = async () => (await admin('GET', '/api/v1/caches/crls/')).json() as Json[];
+  await until('the CRL cache entry', async () => (await crls()).some((e) => JSON.stringify(e).includes('imported-root')));
+  t.pass('the CRL cache heard of it after the commit');
+});
 
 t.test('no secret value in any log line', async (t) => {
   t.notMatch(capture.text, SECRET);
