@@ -51,6 +51,8 @@ import { scheduledTaskType } from './scheduler/tasks/config-type.js';
 import { profileType } from './profiles/config-type.js';
 import { labelType } from './inventory/labels/config-type.js';
 import { caType } from './pki/cas/config-type.js';
+import { triggerType } from './triggers/config-type.js';
+import { triggerRuntimeOf } from './triggers/runtime.js';
 import type { Profiles } from './profiles/service.js';
 import { pkiConnectorsOf } from './pki/connectors/index.js';
 import { pkiConnectorType } from './pki/connectors/config-type.js';
@@ -245,6 +247,7 @@ export class Kernel {
         profiles: () => profileType((enrollment.profiles as Profiles).repository, clock),
         labels: () => labelType(inventory.repository.labels, events),
         cas: () => caType(pkiServices(pkiContext).cas),
+        triggers: () => triggerType(services, triggerRuntimeOf(app!)!.triggers),
       });
 
       if (!options.withoutPlugins) await plugins.load();

@@ -26,8 +26,8 @@ export class TriggerRepository {
     private readonly clock: () => number,
   ) {}
 
-  async list(tenant: string): Promise<Trigger[]> {
-    return ((await this.knex(TABLE).where({ tenant }).orderBy('name')) as TriggerRow[]).map(triggerOfRow);
+  async list(tenant: string, db: Knex | Knex.Transaction = this.knex): Promise<Trigger[]> {
+    return ((await db(TABLE).where({ tenant }).orderBy('name')) as TriggerRow[]).map(triggerOfRow);
   }
 
   async find(tenant: string, name: string, db: Knex | Knex.Transaction = this.knex): Promise<Trigger | null> {
@@ -65,11 +65,12 @@ export class TriggerRepository {
     return out;
   }
 
-  async create(tenant: string, checked: CheckedTrigger, principal: string | null): Promise<Trigger> {
+  /** `db`: a transaction to write in (a configuration import's); the write is a savepoint inside it. */
+  async create(tenant: string, checked: CheckedTrigger, principal: string | null, db: Knex | Knex.Transaction = this.knex): Promise<Trigger> {
     const now = this.clock();
     const trigger = this.stored(tenant, checked, { id: newId(now), createdSeq: 0, createdAt: now, updatedAt: now });
     try {
-      await this.knex.transaction(async (trx) => {
+      await db.transaction(async (trx) => {
         await trx(TABLE).insert(rowOfTrigger(trigger));
         const created = await this.record(trx, trigger, 'TRIGGER-CREATED', principal);
         trigger.createdSeq = created.seq;
@@ -83,8 +84,8 @@ export class TriggerRepository {
   }
 
   /** Replaces the trigger of that name (its id and creation date stay). */
-  async update(tenant: string, checked: CheckedTrigger, principal: string | null): Promise<Trigger> {
-    return this.knex.transaction(async (trx) => {
+  async update(tenant: string, checked: CheckedTrigger, principal: string | null, db: Knex | Knex.Transaction = this.knex): Promise<Trigger> {
+    return db.transaction(async (trx) => {
       const current = await this.locked(trx, tenant, checked.name);
       const trigger = this.stored(tenant, checked, { id: current.id, createdSeq: current.createdSeq, createdAt: current.createdAt, updatedAt: this.clock() });
       await trx(TABLE).where({ id: current.id }).update(rowOfTrigger(trigger));
@@ -113,8 +114,8 @@ export class TriggerRepository {
   }
 
   /** Deletes a trigger; its pending deliveries are canceled when the worker reaches them. */
-  async remove(tenant: string, name: string, principal: string | null): Promise<void> {
-    await this.knex.transaction(async (trx) => {
+  async remove(tenant: string, name: string, principal: string | null, db: Knex | Knex.Transaction = this.knex): Promise<void> {
+    await db.transaction(async (trx) => {
       const current = await this.locked(trx, tenant, name);
       await trx(TABLE).where({ id: current.id }).delete();
       await this.record(trx, current, 'TRIGGER-DELETED', principal);

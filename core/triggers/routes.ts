@@ -10,10 +10,11 @@ import { checkedTriggerOf } from './trigger-input.js';
 import { checkTriggerCredentials } from './credentials.js';
 
 /*
- * Not on the configuration registry (core/config-objects) yet: a trigger is written in Certwright's shape or
- * Horizon's (core/triggers/horizon), answers a Horizon view derived from its channel, and its secret fields
- * come from the channel plugin's targetSchema. Moving triggers needs input-mapping and view hooks, and per-
- * object secret fields, in the registry.
+ * Triggers are on the configuration registry (config-type.ts: export/import in Certwright's shape, the
+ * cookbook, their credential as a reference), but these routes stay theirs: a trigger is written in
+ * Certwright's shape or Horizon's (core/triggers/horizon), answers a Horizon view derived from its channel,
+ * and PATCH enables, disables or test-runs them. A trigger written in Horizon's shape is exported in
+ * Certwright's (its Horizon keys are not kept across an import).
  */
 
 const BASE = '/api/v1/triggers/';

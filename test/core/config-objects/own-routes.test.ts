@@ -109,6 +109,17 @@ const rows: Row[] = [
     codes: { created: 'CA-CREATE', updated: 'CA-UPDATE', deleted: 'CA-DELETE' },
   },
   {
+    type: 'trigger',
+    base: '/api/v1/triggers/',
+    family: 'TRG',
+    read: 'configuration:triggers:read',
+    valid: { name: 't-own', channel: 'webhook', target: { url: 'https://hooks.example.com/own', secret: SECRET }, events: ['issued'] },
+    update: { patch: { description: 'changed' }, field: 'description' },
+    bad: { patch: { thresholds: [30] }, field: 'thresholds' },
+    secret: { path: 'target.secret', value: SECRET },
+    codes: { created: 'TRIGGER-CREATED', updated: 'TRIGGER-UPDATED', deleted: 'TRIGGER-DELETED' },
+  },
+  {
     type: 'scheduled-task',
     base: '/api/v1/scheduler/tasks/',
     family: 'SCHED',
