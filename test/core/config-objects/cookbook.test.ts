@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { bootKernel, LogCapture } from '../../helpers/kernel.js';
+import { loadFixtures } from './fixtures/index.js';
 import { ADMIN_HEADERS, caller, createPrincipal } from '../../helpers/security.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -73,6 +74,25 @@ async function render(adoc: string): Promise<{ html: string; messages: string[] 
 }
 
 const headings = (html: string, level: number): string[] => [...html.matchAll(new RegExp(`<h${level}[^>]*>([\\s\\S]*?)</h${level}>`, 'g'))].map((m) => textOf(m[1]!).trim());
+
+t.test('with an object of every type (the export fixtures), still no warning, a link for each reference', async (t) => {
+  const full = await bootKernel(t);
+  const call = caller(full, ADMIN_HEADERS);
+  const fixtures = await loadFixtures();
+  for (const type of full.configObjects.types()) {
+    for (const row of fixtures.get(type.decl.type)?.rows ?? []) await must(call(row.method, row.base, row.body), row.method === 'POST' ? 201 : 200);
+  }
+  const res = await call('GET', '/api/v1/adoc');
+  t.equal(res.statusCode, 200);
+  const { html, messages } = await render(res.body);
+  t.same(messages, [], 'no warning or error from the processor');
+  for (const id of ['ca-export-root', 'label-env', 'pki-queue-slow', 'pki-connector-internal', 'profile-web', 'trigger-deploy', 'scheduled-task-expiring', 'identity-provider-basic']) {
+    t.match(html, new RegExp(`<h3 id="${id}"`), `anchor ${id}`);
+  }
+  t.match(html, /<a href="#pki-connector-internal">internal<\/a>/, 'the profile links to its connector');
+  t.match(html, /<a href="#credential-raw">raw<\/a>/, 'the trigger links to its credential');
+  for (const secret of [...fixtures.values()].flatMap((f) => f.clear ?? [])) t.notOk(res.body.includes(secret.replace(/-----[A-Z ]+-----/g, '').trim().slice(0, 64)), 'no secret in the document');
+});
 
 t.test('the administrator gets every type, rendered without a warning', async (t) => {
   const res = await admin('GET', '/api/v1/adoc');
