@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { collectionAccess, mountOwnDelete } from '../config-objects/own-routes.js';
 import type { CoreServices } from '../services.js';
 import { hasHorizonKeys, profileAnswer } from './horizon/index.js';
 import { profileInputSchema, profileNameParams, profileSchema } from './schema.js';
@@ -14,9 +15,7 @@ import { checkProfile } from './validate.js';
  */
 
 const BASE = '/api/v1/certificate/profiles/';
-const CAPABILITY = 'configuration' as const;
-const READ = { permission: 'configuration:profiles:read' } as const;
-const WRITE = { permission: 'configuration:profiles:write' } as const;
+const ACCESS = collectionAccess('profiles');
 const tags = ['profiles'];
 
 type NameParams = { Params: { name: string } };
@@ -52,19 +51,19 @@ export async function profileRoutes(app: FastifyInstance, options: { services: C
   const check = async (request: FastifyRequest, put: boolean) => checkProfile(services.knex, services.clock, request.tenant, request.body, await storedFor(request, put));
 
   app.get(BASE, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'List certificate profiles', response: many },
     handler: async (request) => (await repository.list(request.tenant)).map(profileAnswer),
   });
 
   app.get<NameParams>(`${BASE}:name`, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'Get a certificate profile', description: 'PRF-003 when there is none of that name.', params: profileNameParams, response: one },
     handler: async (request) => profileAnswer(await repository.get(request.tenant, request.params.name)),
   });
 
   app.post(BASE, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     attachValidation: true,
     schema: { tags, summary: 'Create a certificate profile', description: `Fields left out take their defaults. ${ERRORS}`, body: profileInputSchema, response: { 201: { $ref: 'CertificateProfile#' } } },
     handler: async (request, reply) => {
@@ -74,7 +73,7 @@ export async function profileRoutes(app: FastifyInstance, options: { services: C
   });
 
   app.put(BASE, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     attachValidation: true,
     schema: {
       tags,
@@ -89,12 +88,13 @@ export async function profileRoutes(app: FastifyInstance, options: { services: C
     },
   });
 
-  app.delete<NameParams>(`${BASE}:name`, {
-    config: { capability: CAPABILITY, access: WRITE },
-    schema: { tags, summary: 'Delete a certificate profile (requests and certificates keep its name)', params: profileNameParams, response: { 204: { type: 'null' } } },
-    handler: async (request, reply) => {
-      await repository.remove(request.tenant, request.params.name, principalOf(request));
-      return reply.code(204).send();
-    },
+  mountOwnDelete(app, {
+    base: BASE,
+    section: 'profiles',
+    type: 'profile',
+    tags,
+    summary: 'Delete a certificate profile (requests and certificates keep its name)',
+    params: profileNameParams,
+    remove: (request, name) => repository.remove(request.tenant, name, principalOf(request)),
   });
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { collectionAccess, mountOwnDelete } from '../config-objects/own-routes.js';
 import { ProblemError } from '../errors/index.js';
 import type { CoreServices } from '../services.js';
 import { refuseUnsupportedType } from './horizon/input.js';
@@ -18,9 +19,7 @@ import { checkTriggerCredentials } from './credentials.js';
  */
 
 const BASE = '/api/v1/triggers/';
-const CAPABILITY = 'configuration' as const;
-const READ = { permission: 'configuration:triggers:read' } as const;
-const WRITE = { permission: 'configuration:triggers:write' } as const;
+const ACCESS = collectionAccess('triggers');
 const tags = ['triggers'];
 
 type NameParams = { Params: { name: string } };
@@ -69,7 +68,7 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
   const many = { 200: { type: 'array', items: { $ref: 'Trigger#' } } };
 
   app.get<ListQuery>(BASE, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: {
       tags,
       summary: 'List triggers',
@@ -86,13 +85,13 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
   });
 
   app.get<NameParams>(`${BASE}:name`, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'Get a trigger', params: nameParams, response: one },
     handler: async (request) => viewOf(await repository.get(request.tenant, request.params.name)),
   });
 
   app.post<TriggerBody>(BASE, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     preValidation: refuseTypeFirst,
     schema: {
       tags,
@@ -111,7 +110,7 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
   });
 
   app.put<TriggerBody>(BASE, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     preValidation: refuseTypeFirst,
     schema: {
       tags,
@@ -130,7 +129,7 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
   });
 
   app.patch<PatchBody>(BASE, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     preValidation: refuseTestTypeFirst,
     schema: {
       tags,
@@ -151,12 +150,13 @@ export async function triggerRoutes(app: FastifyInstance, options: { services: C
     },
   });
 
-  app.delete<NameParams>(`${BASE}:name`, {
-    config: { capability: CAPABILITY, access: WRITE },
-    schema: { tags, summary: 'Delete a trigger (its queued deliveries are canceled)', params: nameParams, response: { 204: { type: 'null' } } },
-    handler: async (request, reply) => {
-      await repository.remove(request.tenant, request.params.name, principalOf(request));
-      return reply.code(204).send();
-    },
+  mountOwnDelete(app, {
+    base: BASE,
+    section: 'triggers',
+    type: 'trigger',
+    tags,
+    summary: 'Delete a trigger (its queued deliveries are canceled)',
+    params: nameParams,
+    remove: (request, name) => repository.remove(request.tenant, name, principalOf(request)),
   });
 }

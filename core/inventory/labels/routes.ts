@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { refuseReferenced } from '../../config-objects/own-routes.js';
+import { collectionAccess, mountOwnDelete } from '../../config-objects/own-routes.js';
 import { localizedInput, localizedOutput } from '../../http/localized-text.js';
 import type { InventoryContext } from '../index.js';
 import type { Label, LabelInput } from './store.js';
@@ -11,9 +11,7 @@ import type { Label, LabelInput } from './store.js';
  * nothing else keeps them from the standard set.
  */
 
-const READ = { permission: 'configuration:labels:read' } as const;
-const WRITE = { permission: 'configuration:labels:write' } as const;
-const CAPABILITY = 'configuration' as const;
+const ACCESS = collectionAccess('labels');
 const BASE = '/api/v1/certificate/labels/';
 const tags = ['labels'];
 
@@ -72,19 +70,19 @@ export async function labelRoutes(app: FastifyInstance, ctx: InventoryContext): 
     });
 
   app.get(BASE, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'List labels', response: { 200: { type: 'array', items: labelSchema } } },
     handler: async (request) => labels.list(request.tenant),
   });
 
   app.get<{ Params: { name: string } }>(`${BASE}:name`, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'Get a label', params, response: { 200: labelSchema } },
     handler: async (request) => labels.get(request.tenant, request.params.name),
   });
 
   app.post<{ Body: Body }>(BASE, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     schema: { tags, summary: 'Create a label', body: inputSchema, response: { 201: labelSchema } },
     handler: async (request, reply) => {
       const label = await labels.create(request.tenant, input(request.body));
@@ -94,7 +92,7 @@ export async function labelRoutes(app: FastifyInstance, ctx: InventoryContext): 
   });
 
   app.put<{ Body: Body }>(BASE, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     schema: { tags, summary: 'Update the label named in the body', body: inputSchema, response: { 200: labelSchema } },
     handler: async (request) => {
       const label = await labels.update(request.tenant, input(request.body));
@@ -103,15 +101,17 @@ export async function labelRoutes(app: FastifyInstance, ctx: InventoryContext): 
     },
   });
 
-  app.delete<{ Params: { name: string } }>(`${BASE}:name`, {
-    config: { capability: CAPABILITY, access: WRITE },
-    schema: { tags, summary: 'Delete a label no certificate carries', params, response: { 204: { type: 'null' } } },
-    handler: async (request, reply) => {
-      // Profiles whose label rules name it (certificates carrying it are the store's own check).
-      await refuseReferenced(request, 'label', request.params.name);
-      await labels.remove(request.tenant, request.params.name);
-      await record(request, 'LABEL-DELETED', { name: request.params.name });
-      return reply.code(204).send();
+  // Refused while a profile's label rules name it; certificates carrying it are the store's own check.
+  mountOwnDelete(app, {
+    base: BASE,
+    section: 'labels',
+    type: 'label',
+    tags,
+    summary: 'Delete a label no certificate carries and no profile names',
+    params,
+    remove: async (request, name) => {
+      await labels.remove(request.tenant, name);
+      await record(request, 'LABEL-DELETED', { name });
     },
   });
 }

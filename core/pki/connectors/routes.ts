@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { refuseReferenced } from '../../config-objects/own-routes.js';
+import { collectionAccess, refuseReferenced } from '../../config-objects/own-routes.js';
 import { ProblemError } from '../../errors/index.js';
 import type { CoreServices } from '../../services.js';
 import type { ProfileService } from '../../profiles/types.js';
@@ -21,9 +21,7 @@ import { settingsOf } from './settings.js';
 
 const CONNECTORS = '/api/v1/pki/connectors/';
 const QUEUES = '/api/v1/pki/queues/';
-const CAPABILITY = 'configuration' as const;
-const READ = { permission: 'configuration:pki:read' } as const;
-const WRITE = { permission: 'configuration:pki:write' } as const;
+const ACCESS = collectionAccess('pki');
 const tags = ['pki-connectors'];
 
 type NameParams = { Params: { name: string } };
@@ -94,19 +92,19 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   };
 
   app.get(CONNECTORS, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'List PKI connectors', response: { 200: { type: 'array', items: { $ref: 'PkiConnector#' } } } },
     handler: async (request) => (await repository.list(request.tenant)).map(connectorView),
   });
 
   app.get<NameParams>(`${CONNECTORS}:name`, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'Get a PKI connector', params: nameParams, response: { 200: { $ref: 'PkiConnector#' } } },
     handler: async (request) => connectorView(await repository.get(request.tenant, request.params.name)),
   });
 
   app.post<{ Body: ConnectorInput }>(CONNECTORS, {
-    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-CONN-002' },
+    config: { ...ACCESS.write, invalidCode: 'PKI-CONN-002' },
     schema: {
       tags,
       summary: 'Create a PKI connector',
@@ -123,7 +121,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.put<{ Body: ConnectorInput }>(CONNECTORS, {
-    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-CONN-002' },
+    config: { ...ACCESS.write, invalidCode: 'PKI-CONN-002' },
     schema: {
       tags,
       summary: 'Replace the PKI connector named in the body',
@@ -140,7 +138,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.delete<NameParams>(`${CONNECTORS}:name`, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     schema: { tags, summary: 'Delete a PKI connector (PKI-CONN-005 while a certificate profile uses it)', params: nameParams, response: { 204: { type: 'null' } } },
     handler: async (request, reply) => {
       const name = request.params.name;
@@ -154,7 +152,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.patch<{ Body: { name: string } }>(`${CONNECTORS}connect`, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     schema: {
       tags,
       summary: 'Test the connection of a PKI connector',
@@ -174,7 +172,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.patch<{ Body: { name: string } }>(`${CONNECTORS}materials`, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     schema: {
       tags,
       summary: 'Fetch the CA chain of a PKI connector and import it into /api/v1/cas',
@@ -192,7 +190,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   // --- queues ---
 
   app.get(QUEUES, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'List PKI queues (the built-in queue "default" always exists)', response: { 200: { type: 'array', items: { $ref: 'PkiQueue#' } } } },
     handler: async (request) => {
       const [queues, states] = await Promise.all([repository.listQueues(request.tenant), repository.queueStates(request.tenant)]);
@@ -201,7 +199,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.get<NameParams>(`${QUEUES}:name`, {
-    config: { capability: CAPABILITY, access: READ },
+    config: ACCESS.read,
     schema: { tags, summary: 'Get a PKI queue and its state', params: nameParams, response: { 200: { $ref: 'PkiQueue#' } } },
     handler: async (request) => {
       const queue = await repository.getQueue(request.tenant, request.params.name);
@@ -210,7 +208,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.post<{ Body: QueueInput }>(QUEUES, {
-    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-QUEUE-002' },
+    config: { ...ACCESS.write, invalidCode: 'PKI-QUEUE-002' },
     schema: {
       tags,
       summary: 'Create a PKI queue',
@@ -226,7 +224,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.put<{ Body: QueueInput }>(QUEUES, {
-    config: { capability: CAPABILITY, access: WRITE, invalidCode: 'PKI-QUEUE-002' },
+    config: { ...ACCESS.write, invalidCode: 'PKI-QUEUE-002' },
     schema: { tags, summary: 'Update the PKI queue named in the body (fields left out keep their value)', body: queueInputSchema, response: { 200: { $ref: 'PkiQueue#' } } },
     handler: async (request) => {
       const current = await repository.getQueue(request.tenant, request.body.name);
@@ -236,7 +234,7 @@ export async function connectorRoutes(app: FastifyInstance, options: ConnectorRo
   });
 
   app.delete<NameParams>(`${QUEUES}:name`, {
-    config: { capability: CAPABILITY, access: WRITE },
+    config: ACCESS.write,
     schema: {
       tags,
       summary: 'Delete a PKI queue (PKI-QUEUE-005 while a connector names it or items wait in it; "default" stays)',
