@@ -36,7 +36,12 @@ const searchPayload = (query: string, pageIndex: number, pageSize: number, withC
 
 // Events with details the CSV reads: a failed login (ip, actorId) and a few others.
 await kernel.app.inject({ method: 'GET', url: '/api/v1/security/principals/self', headers: { host: 'localhost', 'x-api-id': 'nobody', 'x-api-key': 'wrong-secret-1!' } });
-for (let i = 0; i < 3; i++) await kernel.events.append({ tenant: 'default', code: 'MCP-TEST', module: 'test', status: 'success', principal: 'administrator', payload: { actorId: `actor-${i}`, ip: `192.0.2.${i}`, count: i } });
+for (let i = 0; i < 3; i++) {
+  await kernel.events.append({ tenant: 'default', code: 'MCP-TEST', module: 'test', status: 'success', principal: 'administrator', payload: { actorId: `actor-${i}`, ip: `192.0.2.${i}`, count: i } });
+  // A later millisecond each: the CSV test sorts by timestamp, and events of one millisecond have no order.
+  const at = Date.now();
+  while (Date.now() === at) await new Promise((resolve) => setTimeout(resolve, 1));
+}
 const NODE = `${hostname()}:${process.pid}`;
 
 t.test('search_events (timestamp after -24h, sorted timestamp:Desc) — horizon-mcp src/tools/lifecycle/events.ts:L27-L101', async (t) => {
