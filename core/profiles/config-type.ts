@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { unlessTaken } from '../config-objects/store-adapter.js';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, JsonSchema, StoredConfigObject } from '@certwright/sdk';
 import { ProblemError } from '../errors/index.js';
 import type { StoredProfile } from './model.js';
@@ -27,14 +28,7 @@ function profileStore(repository: ProfileRepository, clock: () => number): Confi
       const found = await repository.find(tenant, name, db as Knex);
       return found ? stored(found) : null;
     },
-    insert: async (tenant, _name, object, db, by) => {
-      try {
-        return stored(await repository.create(tenant, await checked(db, tenant, object), by ?? null, db as Knex));
-      } catch (err) {
-        if (err instanceof ProblemError && err.code === 'PRF-004') return null;
-        throw err;
-      }
-    },
+    insert: async (tenant, _name, object, db, by) => unlessTaken(async () => stored(await repository.create(tenant, await checked(db, tenant, object), by ?? null, db as Knex)), 'PRF-004'),
     update: async (tenant, _name, object, db, by) => {
       await repository.update(tenant, await checked(db, tenant, object), by ?? null, db as Knex);
       return true;

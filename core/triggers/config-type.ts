@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { unlessTaken } from '../config-objects/store-adapter.js';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
 import { usableCredential } from '../config-objects/types/credentials.js';
 import { ProblemError } from '../errors/index.js';
@@ -45,14 +46,7 @@ function triggerStore(services: Services, repository: TriggerRepository): Config
       const found = await repository.find(tenant, name, db as Knex);
       return found ? stored(found) : null;
     },
-    insert: async (tenant, _name, object, db, by) => {
-      try {
-        return stored(await repository.create(tenant, checkedTriggerOf(services, object), by ?? null, db as Knex));
-      } catch (err) {
-        if (err instanceof ProblemError && err.code === 'TRG-004') return null;
-        throw err;
-      }
-    },
+    insert: async (tenant, _name, object, db, by) => unlessTaken(async () => stored(await repository.create(tenant, checkedTriggerOf(services, object), by ?? null, db as Knex)), 'TRG-004'),
     update: async (tenant, _name, object, db, by) => {
       await repository.update(tenant, checkedTriggerOf(services, object), by ?? null, db as Knex);
       return true;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
+import { unlessMissing, unlessTaken } from '../../config-objects/store-adapter.js';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
-import { ProblemError } from '../../errors/index.js';
 import type { EventStore } from '../../events/store.js';
 import { localizedInput } from '../../http/localized-text.js';
 import type { Label, LabelInput, LabelStore } from './store.js';
@@ -24,24 +24,13 @@ function labelStore(labels: LabelStore, events: EventStore): ConfigTypeStore {
     events.append({ tenant, code, module: 'inventory', status: 'success', principal: by ?? null, objectType: 'label', objectId: name, payload: regex === undefined ? {} : { regex } }, { trx: db as Knex.Transaction });
   return {
     list: async (tenant, db) => (await labels.list(tenant, db as Knex)).map(stored),
-    get: async (tenant, name, db) => {
-      try {
-        return stored(await labels.get(tenant, name, db as Knex));
-      } catch (err) {
-        if (err instanceof ProblemError && err.code === 'LBL-003') return null;
-        throw err;
-      }
-    },
-    insert: async (tenant, _name, object, db, by) => {
-      try {
+    get: async (tenant, name, db) => unlessMissing(async () => stored(await labels.get(tenant, name, db as Knex)), 'LBL-003'),
+    insert: async (tenant, _name, object, db, by) =>
+      unlessTaken(async () => {
         const label = await labels.create(tenant, input(object), db as Knex);
         await record(db, tenant, 'LABEL-CREATED', label.name, by, label.regex);
         return stored(label);
-      } catch (err) {
-        if (err instanceof ProblemError && err.code === 'LBL-004') return null;
-        throw err;
-      }
-    },
+      }, 'LBL-004'),
     update: async (tenant, _name, object, db, by) => {
       const label = await labels.update(tenant, input(object), db as Knex);
       await record(db, tenant, 'LABEL-UPDATED', label.name, by, label.regex);

@@ -1,23 +1,17 @@
 import type { Knex } from 'knex';
+import { unlessMissing } from '../../config-objects/store-adapter.js';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
 import { ProblemError } from '../../errors/index.js';
 import type { CaChange, CaInput, CaService } from './service.js';
 import type { CaRecord } from './store.js';
+import { view } from './view.js';
 
-/** The CA as its POST takes it: the certificate and the settings; what is derived from the certificate is left out. */
-const body = (ca: CaRecord): ConfigObject => ({
-  name: ca.name,
-  certificate: ca.certificate,
-  trusted: ca.trusted,
-  trustedForClientAuthentication: ca.trustedForClientAuth,
-  crlUrl: ca.crlUrl,
-  responderUrl: ca.ocspUrl,
-  outdatedRevocationStatusPolicy: ca.outdatedRevocationStatusPolicy,
-  public: ca.public,
-  downloadable: ca.downloadable,
-  refresh: ca.refresh,
-  timeout: ca.timeout,
-});
+/** The CA as its POST takes it: the certificate and the settings of its view; what is derived from the certificate is left out. */
+const PORTABLE = ['name', 'certificate', 'trusted', 'trustedForClientAuthentication', 'crlUrl', 'responderUrl', 'outdatedRevocationStatusPolicy', 'public', 'downloadable', 'refresh', 'timeout'] as const;
+const body = (ca: CaRecord): ConfigObject => {
+  const shown = view(ca);
+  return Object.fromEntries(PORTABLE.map((field) => [field, shown[field]]));
+};
 const stored = (ca: CaRecord): StoredConfigObject => ({ id: ca.id, name: ca.name, body: body(ca), createdAt: 0, updatedAt: 0 });
 const input = (o: ConfigObject): CaInput => o as unknown as CaInput;
 
@@ -30,14 +24,7 @@ function caStore(cas: CaService, pending: Map<string, CaChange>): ConfigTypeStor
   const bound = (db: unknown) => cas.within(db as Knex.Transaction, (change) => pending.set(`${change.tenant}/${change.ca.name}`, change));
   return {
     list: async (tenant, db) => (await bound(db).records(tenant)).map(stored),
-    get: async (tenant, name, db) => {
-      try {
-        return stored(await bound(db).require(tenant, name));
-      } catch (err) {
-        if (err instanceof ProblemError && err.code === 'CA-003') return null;
-        throw err;
-      }
-    },
+    get: async (tenant, name, db) => unlessMissing(async () => stored(await bound(db).require(tenant, name)), 'CA-003'),
     insert: async (tenant, _name, object, db, by) => {
       try {
         await bound(db).create(tenant, input(object), by ?? null);

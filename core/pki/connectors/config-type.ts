@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
+import { unlessTaken } from '../../config-objects/store-adapter.js';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
-import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
 import type { CoreServices } from '../../services.js';
 import { checkConfiguration, openSchemaSecrets, resolveType, schemaOfType, sealConfiguration, secretPathsOf } from './configuration.js';
@@ -75,14 +75,7 @@ function connectorStore({ services, repository }: PkiConnectorTypeDeps): ConfigT
       const found = await repository.find(tenant, name, db as Knex);
       return found ? stored(found) : null;
     },
-    insert: async (tenant, _name, body, db, by) => {
-      try {
-        return stored(await repository.insertConnector(db as Knex, tenant, fieldsOf(tenant, body), by ?? null));
-      } catch (err) {
-        if (isUniqueViolation(err)) return null;
-        throw err;
-      }
-    },
+    insert: async (tenant, _name, body, db, by) => unlessTaken(async () => stored(await repository.insertConnector(db as Knex, tenant, fieldsOf(tenant, body), by ?? null))),
     update: async (tenant, _name, body, db, by) => {
       await repository.replaceConnector(db as Knex, tenant, fieldsOf(tenant, body), by ?? null);
       return true;

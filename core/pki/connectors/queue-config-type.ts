@@ -1,25 +1,18 @@
 import type { Knex } from 'knex';
+import { unlessTaken } from '../../config-objects/store-adapter.js';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
-import { isUniqueViolation } from '../../db/unique.js';
 import { ProblemError } from '../../errors/index.js';
 import { DEFAULT_QUEUE, type QueueRecord } from './model.js';
 import { checkQueue, mergeQueue, type QueueInput } from './queue-input.js';
-import type { ConnectorRepository } from './repository.js';
+import { queueView, type ConnectorRepository } from './repository.js';
 import { queueInputSchema } from './schemas.js';
 
-/** A queue in its portable form: what POST accepts, without `_id`, timestamps or its run `state`. */
-const body = (q: QueueRecord): ConfigObject => ({
-  name: q.name,
-  description: q.description,
-  retries: q.retries,
-  initialDelaySeconds: q.initialDelaySeconds,
-  maxDelaySeconds: q.maxDelaySeconds,
-  paused: q.paused,
-  size: q.size,
-  throttleParallelism: q.throttleParallelism,
-  throttleDuration: q.throttleDuration,
-  clusterWide: q.clusterWide,
-});
+/** A queue in its portable form: its view (what POST accepts) without `_id`, timestamps or its run `state`. */
+const PORTABLE = ['name', 'description', 'retries', 'initialDelaySeconds', 'maxDelaySeconds', 'paused', 'size', 'throttleParallelism', 'throttleDuration', 'clusterWide'] as const;
+const body = (q: QueueRecord): ConfigObject => {
+  const shown = queueView(q, undefined);
+  return Object.fromEntries(PORTABLE.map((field) => [field, shown[field]]));
+};
 
 const stored = (q: QueueRecord): StoredConfigObject => ({ id: q.id, name: q.name, body: body(q), createdAt: q.createdAt, updatedAt: q.updatedAt });
 
@@ -31,14 +24,7 @@ function queueStore(repository: ConnectorRepository): ConfigTypeStore {
       const found = await repository.findQueue(tenant, name, db as Knex);
       return found ? stored(found) : null;
     },
-    insert: async (tenant, _name, input, db, by) => {
-      try {
-        return stored(await repository.insertQueue(db as Knex, tenant, checkQueue(mergeQueue(input as unknown as QueueInput)), by ?? null));
-      } catch (err) {
-        if (isUniqueViolation(err)) return null;
-        throw err;
-      }
-    },
+    insert: async (tenant, _name, input, db, by) => unlessTaken(async () => stored(await repository.insertQueue(db as Knex, tenant, checkQueue(mergeQueue(input as unknown as QueueInput)), by ?? null))),
     update: async (tenant, _name, input, db, by) => {
       await repository.replaceQueue(db as Knex, tenant, checkQueue(mergeQueue(input as unknown as QueueInput)), by ?? null);
       return true;

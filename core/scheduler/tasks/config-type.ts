@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
-import { isUniqueViolation } from '../../db/unique.js';
+import { unlessTaken } from '../../config-objects/store-adapter.js';
 import { HORIZON_SERVER_KEYS } from './horizon.js';
 import { REPORT_TASK } from './report/parameters.js';
 import type { ScheduledTask, TaskInput, TaskRepository } from './repository.js';
@@ -35,14 +35,7 @@ function taskStore(repo: TaskRepository): ConfigTypeStore {
       const found = await repo.findByName(tenant, name, db as Knex);
       return found ? stored(found) : null;
     },
-    insert: async (tenant, _name, object, db) => {
-      try {
-        return stored(await repo.insert(tenant, input(object), db as Knex));
-      } catch (err) {
-        if (isUniqueViolation(err)) return null;
-        throw err;
-      }
-    },
+    insert: async (tenant, _name, object, db) => unlessTaken(async () => stored(await repo.insert(tenant, input(object), db as Knex))),
     update: async (tenant, name, object, db) => {
       const current = await repo.findByName(tenant, name, db as Knex);
       if (!current) return false;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
+import { unlessTaken } from '../../config-objects/store-adapter.js';
 import type { ConfigObject, ConfigObjectType, ConfigTypeStore, StoredConfigObject } from '@certwright/sdk';
-import { ProblemError } from '../../errors/index.js';
 import type { IdentityProviderConfig, IdentityProviderInput, IdentityProviderService } from './service.js';
 
 /** The provider as its POST takes it: no `_id`, no timestamps; secret fields open (the store seals them). */
@@ -26,15 +26,11 @@ function providerStore(providers: IdentityProviderService): ConfigTypeStore {
       const found = await providers.findOpen(tenant, name, db as Knex);
       return found ? stored(found) : null;
     },
-    insert: async (tenant, _name, object, db) => {
-      try {
+    insert: async (tenant, _name, object, db) =>
+      unlessTaken(async () => {
         await providers.create(tenant, input(object), db as Knex);
-      } catch (err) {
-        if (err instanceof ProblemError && err.code === 'SEC-IDP-004') return null;
-        throw err;
-      }
-      return stored((await providers.findOpen(tenant, object.name as string, db as Knex))!);
-    },
+        return stored((await providers.findOpen(tenant, object.name as string, db as Knex))!);
+      }, 'SEC-IDP-004'),
     update: async (tenant, _name, object, db) => {
       await providers.update(tenant, input(object), db as Knex);
       return true;
