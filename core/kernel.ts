@@ -23,6 +23,7 @@ import { openapiRoutes } from './http/routes/openapi.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import { PluginManager } from './plugins/manager.js';
+import { enrollmentFacade, lateEnrollmentFacade } from './enrollment/facade.js';
 import { ProvidedServices, type ProtocolRegistration } from './plugins/provided.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { REPORT_TASK } from './scheduler/tasks/report/parameters.js';
@@ -154,6 +155,7 @@ export class Kernel {
       for (const type of security.configTypes()) configObjects.declare(type);
       let authorizer: Authorizer = security.authorizer;
 
+      const pluginEnrollment = lateEnrollmentFacade();
       const plugins: PluginManager = new PluginManager({
         projectRoot: options.projectRoot ?? PROJECT_ROOT,
         paths: config.plugins.paths,
@@ -170,6 +172,7 @@ export class Kernel {
         localAccounts: security.localAccounts(),
         proxies,
         credentials: credentialsFacade(configObjects),
+        enrollment: pluginEnrollment,
       });
 
       container.register({
@@ -239,6 +242,7 @@ export class Kernel {
       configObjects.addReferrerSource('credential', triggerCredentialReferrers(db.knex));
       const enrollment: Enrollment = await registerEnrollment(app, services, security);
       container.register({ enrollment: asValue(enrollment) });
+      pluginEnrollment.bind(enrollmentFacade({ services, profiles: enrollment.profiles, gateway: enrollment.gateway, workflows: enrollment.workflows }));
       // The collections that predate the registry, declared by their own modules (one entry each).
       declareCollections(configObjects, {
         pkiQueues: () => pkiQueueType(pkiConnectorsOf(app!)!.repository),

@@ -30,7 +30,7 @@ export interface CertwrightConfig {
     /** Base URL in the CRL / OCSP / CA URLs of issued certificates; null: http://<server.host>:<server.port>. */
     publicBaseUrl: string | null;
     queue: { pollEveryMs: number; leaseMs: number };
-    bootstrap: { localCa: boolean; keyType: 'ec-secp256r1' | 'ec-secp384r1' | 'rsa-2048' | 'rsa-3072' | 'rsa-4096' | 'ed-25519' };
+    bootstrap: { localCa: boolean; keyType: 'ec-secp256r1' | 'ec-secp384r1' | 'rsa-2048' | 'rsa-3072' | 'rsa-4096' | 'ed-25519'; profileProtocols: Record<string, { enabled: boolean } & Record<string, unknown>> };
   };
   security: {
     /** Secret of the `administrator` account created on the first start; generated when null. */

@@ -10,10 +10,12 @@ import type { SecurityCore } from '../security/index.js';
 import type { CoreServices } from '../services.js';
 import type { PkiGateway } from '../pki/connectors/types.js';
 import type { ProfileService } from '../profiles/types.js';
+import type { RequestWorkflows } from '../requests/workflow/service.js';
 
 export interface Enrollment {
   gateway: PkiGateway;
   profiles: ProfileService;
+  workflows: RequestWorkflows;
   /** First start: the local CA connector and the `default` profile (config pki.bootstrap). */
   bootstrap(tenant: string): Promise<void>;
 }
@@ -21,10 +23,11 @@ export interface Enrollment {
 export async function registerEnrollment(app: FastifyInstance, services: CoreServices, security: SecurityCore): Promise<Enrollment> {
   const connectors = await registerPkiConnectors(app, services);
   const profiles = await registerProfiles(app, services);
-  await registerRequests(app, services, { gateway: connectors.gateway, profiles, security });
+  const workflows = await registerRequests(app, services, { gateway: connectors.gateway, profiles, security });
   return {
     gateway: connectors.gateway,
     profiles,
+    workflows,
     bootstrap: async (tenant) => {
       if (services.config.pki.bootstrap.localCa) await connectors.bootstrap(tenant, profiles);
     },

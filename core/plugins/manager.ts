@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isDefinedPlugin, type CredentialsFacade, type DefinedPlugin, type LocalAccountsFacade, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
+import { isDefinedPlugin, type CredentialsFacade, type EnrollmentFacade, type DefinedPlugin, type LocalAccountsFacade, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { loadMigrationFolder, migrateLatest, pluginMigrationsTable } from '../db/migrator.js';
@@ -49,6 +49,8 @@ export interface PluginManagerDeps {
   proxies?: ProxyRouter;
   /** Credentials by name (the configuration registry's), for ctx.credentials. */
   credentials: CredentialsFacade;
+  /** Issuance through the request workflow, for ctx.enrollment (bound once enrollment is registered). */
+  enrollment: EnrollmentFacade;
 }
 
 /**
@@ -138,6 +140,8 @@ export class PluginManager {
       jobs: this.deps.scheduler.facadeFor(manifest.id, manifest.jobs ?? []),
       localAccounts: this.deps.localAccounts,
       credentials: this.deps.credentials,
+      enrollment: this.deps.enrollment,
+      db: knex,
     };
   }
 

@@ -123,6 +123,13 @@ function schemas(input: boolean) {
         ...closed,
         properties: { validityMinutes: { type: 'integer', minimum: 1, maximum: 525600 }, passwordPolicy: { type: 'string', minLength: 1, maxLength: 191 } },
       },
+      protocols: {
+        type: 'object',
+        maxProperties: 16,
+        propertyNames: { pattern: '^[a-z][a-z0-9-]{0,63}$' },
+        additionalProperties: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } }, additionalProperties: true },
+        description: 'Enrollment protocols served on this profile, by name (acme, est, scep…): {enabled, …the protocol plugin\'s settings}',
+      },
       ...horizonSchemas(input),
     },
   };

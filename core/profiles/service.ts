@@ -32,10 +32,12 @@ export class Profiles implements ProfileService {
   }
 
   /** Creates the profile with every default, bound to `connector`, unless it exists; two nodes at once create it once (PROFILE-CREATED, principal null). */
-  async ensureDefault(tenant: string, name: string, connector: string): Promise<void> {
+  async ensureDefault(tenant: string, name: string, connector: string, protocols?: CertificateProfile['protocols']): Promise<void> {
     if (await this.repository.find(tenant, name)) return;
     try {
-      await this.repository.create(tenant, defaultProfile(name, connector), null);
+      const profile = defaultProfile(name, connector);
+      if (protocols && Object.keys(protocols).length) profile.protocols = structuredClone(protocols);
+      await this.repository.create(tenant, profile, null);
     } catch (err) {
       // Another node (or call) created it first: PRF-004 from the unique key.
       if ((err as { code?: string }).code === 'PRF-004' || isUniqueViolation(err)) return;

@@ -101,9 +101,17 @@ export interface CertificateProfile {
   /** `challenge`: an approved WebRA enroll request returns a one-time challenge instead of issuing. */
   authorizationMode: 'standard' | 'challenge';
   challenge: { validityMinutes: number; passwordPolicy?: string };
+  /**
+   * Enrollment protocols enabled on the profile and their settings (`acme`: challenge types, EAB…), read by
+   * the protocol plugins through ctx.enrollment; a protocol absent or `enabled: false` does not serve it.
+   */
+  protocols?: Record<string, ProtocolSettings>;
   createdAt?: number;
   updatedAt?: number;
 }
+
+/** One protocol's settings on a profile; the protocol plugin defines the rest of the fields. */
+export type ProtocolSettings = { enabled: boolean } & Record<string, unknown>;
 
 /** What an enroll / renew / update request's template resolves to against its profile. */
 export interface ResolvedTemplate {
@@ -144,7 +152,7 @@ export interface ProfileService {
   require(tenant: string, name: string): Promise<CertificateProfile>;
   list(tenant: string): Promise<CertificateProfile[]>;
   /** First start: profile `name` (module webra) bound to `connector`, unless one exists; race-safe. */
-  ensureDefault(tenant: string, name: string, connector: string): Promise<void>;
+  ensureDefault(tenant: string, name: string, connector: string, protocols?: CertificateProfile['protocols']): Promise<void>;
   /**
    * The template object of POST /api/v1/requests/template for a workflow: subject / sans / labels / owner /
    * team / contactEmail elements with their editable / mandatory / regex / min / max, `capabilities`

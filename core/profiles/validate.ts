@@ -178,6 +178,7 @@ function rules(input: ProfileInput): CertificateProfile {
     authorizations: { workflows, approve: principalList('authorizations.approve', auth.approve), selfApproval: auth.selfApproval ?? false },
     authorizationMode: input.authorizationMode ?? base.authorizationMode,
     challenge: { ...base.challenge, ...(input.challenge ?? {}) },
+    ...(input.protocols ? { protocols: input.protocols } : {}),
   };
   if (profile.authorizationMode === 'challenge' && profile.module !== 'webra') throw invalid('authorizationMode challenge is for webra profiles');
   return profile;

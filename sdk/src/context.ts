@@ -6,6 +6,8 @@ import type { JobsFacade, TaskType } from './contracts/jobs.js';
 import type { IdentityProvider } from './contracts/identity-provider.js';
 import type { PkiConnector } from './contracts/pki-connector.js';
 import type { ProtocolPlugin } from './contracts/protocol.js';
+import type { EnrollmentFacade } from './contracts/enrollment.js';
+import type { Knex } from 'knex';
 import type { StorageBackend } from './contracts/storage.js';
 import type { ThirdPartyConnector } from './contracts/third-party-connector.js';
 import type { CertwrightEvent, TriggerChannel } from './contracts/trigger-channel.js';
@@ -179,4 +181,15 @@ export interface PluginContext {
   pki: PkiToolkitFacade;
   /** Background jobs, persisted in the database; only the names the manifest's `jobs` lists. */
   jobs: JobsFacade;
+  /** Issuance through the request workflow, for protocol plugins (since SDK 1.8). */
+  enrollment: EnrollmentFacade;
+  /**
+   * The platform's database (knex), for the tables the plugin's own `migrations` create (since SDK 1.8).
+   * A plugin touches only its own tables, named after it (`acme_…` for protocol-acme), always with bound
+   * parameters; the kernel's tables are reached through the facades.
+   */
+  db: PluginDatabase;
 }
+
+/** A knex handle on the platform's database (SQLite or MySQL/MariaDB). */
+export type PluginDatabase = Knex;

@@ -14,6 +14,7 @@ export type * from './contracts/trigger-channel.js';
 export type * from './contracts/identity-provider.js';
 export type * from './contracts/third-party-connector.js';
 export type * from './contracts/protocol.js';
+export type * from './contracts/enrollment.js';
 export type * from './contracts/storage.js';
 export type * from './contracts/jobs.js';
 export type * from './config-objects.js';

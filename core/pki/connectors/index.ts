@@ -117,7 +117,7 @@ export async function registerPkiConnectors(app: FastifyInstance, services: Core
           // Another node won the race: it creates the same connector.
           if (!(err instanceof ProblemError && err.code === 'PKI-CONN-004') && !isUniqueViolation(err)) throw err;
         }
-        await profiles.ensureDefault(tenant, 'default', LOCAL_CA);
+        await profiles.ensureDefault(tenant, 'default', LOCAL_CA, services.config.pki.bootstrap.profileProtocols);
         // Fetching the chain once creates the CA; importing it lets trust chains build.
         await importChain(tenant, await gateway.caChain(tenant, LOCAL_CA), null);
         logger.info({ tenant }, 'first start: PKI connector "local-ca" and profile "default" are ready');

@@ -55,7 +55,7 @@ const requestObjectSchema = {
  * handlers. Access is `authenticated` on every route: what a principal may do is decided per request from
  * the profile's rights (lifecycle permissions and the profile's authorizations).
  */
-export async function registerRequests(app: FastifyInstance, services: CoreServices, deps: RequestDeps): Promise<void> {
+export async function registerRequests(app: FastifyInstance, services: CoreServices, deps: RequestDeps): Promise<RequestWorkflows> {
   const workflows = new RequestWorkflows(services, deps);
   deps.gateway.setHandlers({
     issued: (trx, tenant, requestId, outcome) => workflows.completions.issued(trx, tenant, requestId, outcome),
@@ -164,4 +164,5 @@ export async function registerRequests(app: FastifyInstance, services: CoreServi
     },
     handler: async (request) => workflows.consumeChallenge(request.tenant, request.body ?? {}),
   });
+  return workflows;
 }

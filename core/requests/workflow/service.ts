@@ -115,7 +115,12 @@ export class RequestWorkflows {
 
   // ---------------------------------------------------------------- submit
 
-  async submit(request: FastifyRequest, body: unknown): Promise<RequestAnswer> {
+  /**
+   * `request`: who submits (an HTTP request's tenant and principal, or a protocol's requester from the
+   * enrollment facade). `via.protocol`: an enrollment protocol plugin that authenticated the requester and
+   * serves this profile (`protocols.<name>.enabled`): its enroll is not refused as a non-WebRA enroll.
+   */
+  async submit(request: Pick<FastifyRequest, 'tenant' | 'principal'>, body: unknown, via?: { protocol: string }): Promise<RequestAnswer> {
     const env = envelopeOf(body);
     const tenant = request.tenant;
     const principal = request.principal!;
@@ -142,7 +147,8 @@ export class RequestWorkflows {
     // protocol's client expects a challenge (v1 Go NewScepChallengeRequest): refused until its protocol plugin
     // answers such requests itself.
     const enrollModule = [module, profile.module ?? 'webra'].find((m) => m !== 'webra');
-    if (workflow === 'enroll' && enrollModule) throw new ProblemError('REQ-012', { detail: `profile ${profile.name} is a ${enrollModule} profile` });
+    const servedByProtocol = via !== undefined && enrollModule === via.protocol && profile.protocols?.[via.protocol]?.enabled === true;
+    if (workflow === 'enroll' && enrollModule && !servedByProtocol) throw new ProblemError('REQ-012', { detail: `profile ${profile.name} is a ${enrollModule} profile` });
     if (['enroll', 'renew'].includes(workflow) && !(await this.deps.gateway.exists(tenant, profile.pkiConnector))) {
       throw new ProblemError('REQ-011', { detail: `PKI connector ${profile.pkiConnector}` });
     }

@@ -1,0 +1,175 @@
+/**
+ * `ctx.enrollment` (SDK 1.8): the narrow facade protocol plugins enroll through. Each call is a request of
+ * the workflow (core/requests) submitted by the protocol's requester, so permissions, approval, events,
+ * triggers and the PKI queue apply as for WebRA. The requester holds the profile's lifecycle right for the
+ * workflow because the protocol is enabled on the profile (`protocols.<name>.enabled`); a protocol whose
+ * settings say `requireApproval: true` only gets the request right, so its requests wait for an approver.
+ */
+import type { EnrollInput, EnrollmentFacade, EnrollmentOutcome, EnrollmentRefusal, ProtocolProfile, RevokeInput } from '@certwright/sdk';
+import { ProblemError } from '../errors/index.js';
+import { parseCertificatePem } from '../pki/x509/parse.js';
+import type { PkiGateway } from '../pki/connectors/types.js';
+import type { CertificateProfile, ProfileService, Workflow } from '../profiles/types.js';
+import type { RequestAnswer } from '../requests/workflow/plan.js';
+import type { RequestWorkflows } from '../requests/workflow/service.js';
+import { lifecyclePermission } from '../security/permissions/catalogue.js';
+import { PermissionSet } from '../security/permissions/permission-set.js';
+import type { ResolvedPrincipal } from '../security/principals/resolver.js';
+import type { CoreServices } from '../services.js';
+
+const DEFAULT_TENANT = 'default';
+
+interface FacadeDeps {
+  services: CoreServices;
+  profiles: ProfileService;
+  gateway: PkiGateway;
+  workflows: RequestWorkflows;
+}
+
+/** The protocol's requester, holding exactly the right the profile's protocol settings give it. */
+function requesterOf(protocol: string, identifier: string, tenant: string, profile: CertificateProfile, workflow: Workflow): ResolvedPrincipal {
+  const right = profile.protocols?.[protocol]?.requireApproval === true ? 'request' : 'direct';
+  return {
+    identifier,
+    name: null,
+    email: null,
+    tenant,
+    identityProviderName: protocol,
+    identityProviderType: protocol,
+    permissions: new PermissionSet([{ value: lifecyclePermission(profile.module, profile.name, workflow, right) }]),
+    ownPermissions: [],
+    roles: [],
+    teams: [],
+    preferences: {},
+  };
+}
+
+function refusalOf(err: unknown): EnrollmentRefusal {
+  if (err instanceof ProblemError) return { refused: true, code: err.code, message: err.detail ? `${err.message}: ${err.detail}` : err.message };
+  throw err;
+}
+
+export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
+  const { services, profiles, gateway, workflows } = deps;
+
+  const outcomeOf = async (tenant: string, answer: RequestAnswer): Promise<EnrollmentOutcome> => {
+    const out: EnrollmentOutcome = { requestId: answer._id, status: answer.status };
+    if (answer.status === 'completed' && answer.certificatePem && (answer.workflow === 'enroll' || answer.workflow === 'renew')) {
+      out.certificatePem = answer.certificatePem;
+      if (answer.certificate) out.certificateId = answer.certificate._id;
+      const profile = answer.profile ? await profiles.get(tenant, answer.profile) : null;
+      out.chainPem = profile ? await gateway.caChain(tenant, profile.pkiConnector).catch(() => []) : [];
+    }
+    const error = (answer as { error?: unknown }).error;
+    if (typeof error === 'string' && error) out.error = error;
+    return out;
+  };
+
+  const enabledProfile = async (protocol: string, name: string, tenant: string): Promise<CertificateProfile | null> => {
+    const profile = await profiles.get(tenant, name);
+    if (!profile || !profile.enabled || profile.protocols?.[protocol]?.enabled !== true) return null;
+    return profile;
+  };
+
+  return {
+    async profile(protocol, name, tenant = DEFAULT_TENANT): Promise<ProtocolProfile | null> {
+      const profile = await enabledProfile(protocol, name, tenant);
+      if (!profile) return null;
+      return {
+        name: profile.name,
+        settings: structuredClone(profile.protocols![protocol]!) as ProtocolProfile['settings'],
+        validityDays: profile.validityDays,
+        authorizedKeyTypes: [...profile.keyPolicy.authorizedKeyTypes],
+      };
+    },
+
+    async enroll(input: EnrollInput) {
+      const tenant = input.tenant ?? DEFAULT_TENANT;
+      const profile = await enabledProfile(input.protocol, input.profile, tenant);
+      if (!profile) return { refused: true, code: 'PRF-003', message: `Profile ${input.profile} does not exist, is disabled or does not serve ${input.protocol}` };
+      const template: Record<string, unknown> = { csr: input.csrPem };
+      if (input.subject) template.subject = input.subject;
+      if (input.sans) template.sans = input.sans;
+      try {
+        const answer = await workflows.submit(
+          { tenant, principal: requesterOf(input.protocol, input.requester, tenant, profile, 'enroll') },
+          { module: input.protocol, workflow: 'enroll', profile: profile.name, template },
+          { protocol: input.protocol },
+        );
+        return await outcomeOf(tenant, answer);
+      } catch (err) {
+        return refusalOf(err);
+      }
+    },
+
+    async revoke(input: RevokeInput) {
+      const tenant = input.tenant ?? DEFAULT_TENANT;
+      let thumbprint: string;
+      try {
+        thumbprint = parseCertificatePem(input.certificatePem).thumbprint;
+      } catch {
+        return { refused: true, code: 'PKI-001', message: 'The certificate does not parse' };
+      }
+      const certificate = await services.inventory.repository.getByThumbprint(tenant, thumbprint);
+      if (!certificate) return { refused: true, code: 'CRT-003', message: 'The certificate is not known' };
+      const profile = certificate.profile ? await enabledProfile(input.protocol, certificate.profile, tenant) : null;
+      if (!profile) return { refused: true, code: 'PRF-003', message: `The certificate's profile does not serve ${input.protocol}` };
+      try {
+        const answer = await workflows.submit(
+          { tenant, principal: requesterOf(input.protocol, input.requester, tenant, profile, 'revoke') },
+          { module: input.protocol, workflow: 'revoke', certificateId: certificate._id, revocationReason: input.reason ?? 'unspecified' },
+          { protocol: input.protocol },
+        );
+        return await outcomeOf(tenant, answer);
+      } catch (err) {
+        return refusalOf(err);
+      }
+    },
+
+    async request(requestId, tenant = DEFAULT_TENANT) {
+      const stored = await workflows.store.get(tenant, requestId);
+      if (!stored) return null;
+      return outcomeOf(tenant, await workflows.answer(tenant, stored, null));
+    },
+
+    async caChain(name, tenant = DEFAULT_TENANT) {
+      const profile = await profiles.get(tenant, name);
+      if (!profile) return [];
+      return gateway.caChain(tenant, profile.pkiConnector);
+    },
+
+    async certificate(certificatePem, tenant = DEFAULT_TENANT) {
+      let thumbprint: string;
+      try {
+        thumbprint = parseCertificatePem(certificatePem).thumbprint;
+      } catch {
+        return null;
+      }
+      const found = await services.inventory.repository.getByThumbprint(tenant, thumbprint);
+      return found ? { id: found._id, profile: found.profile ?? null, revoked: Boolean(found.revoked) } : null;
+    },
+  };
+}
+
+/**
+ * The facade handed to plugins before enrollment is registered (the plugin manager is built first): calls
+ * reach the real facade once `bind` ran, at boot, before any plugin registers.
+ */
+export function lateEnrollmentFacade(): EnrollmentFacade & { bind(facade: EnrollmentFacade): void } {
+  let target: EnrollmentFacade | undefined;
+  const current = (): EnrollmentFacade => {
+    if (!target) throw new Error('the enrollment facade is not ready yet');
+    return target;
+  };
+  return {
+    bind: (facade) => {
+      target = facade;
+    },
+    profile: (...a) => current().profile(...a),
+    enroll: (...a) => current().enroll(...a),
+    revoke: (...a) => current().revoke(...a),
+    request: (...a) => current().request(...a),
+    caChain: (...a) => current().caChain(...a),
+    certificate: (...a) => current().certificate(...a),
+  };
+}

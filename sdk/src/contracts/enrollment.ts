@@ -1,0 +1,72 @@
+/**
+ * The enrollment facade (`ctx.enrollment`, SDK 1.8): what a protocol plugin (ACME, EST, SCEP, MDM…) needs
+ * to issue, and nothing else. Every call goes through the platform's request workflow, so permissions,
+ * approval, events, triggers and PKI queues apply exactly as for WebRA, with the protocol's authenticated
+ * identity as the requester.
+ */
+
+/** A certificate profile as a protocol sees it: only when the protocol is enabled on it. */
+export interface ProtocolProfile {
+  name: string;
+  /** The profile's settings for this protocol (`protocols.<protocol>` of the profile), `enabled` included. */
+  settings: Record<string, unknown> & { enabled: true };
+  validityDays: number;
+  /** Key types the profile's key policy authorizes (`rsa-2048`, `ec-secp256r1`, …). */
+  authorizedKeyTypes: string[];
+}
+
+/** Where a request stands, as the protocol reports it to its client. */
+export interface EnrollmentOutcome {
+  requestId: string;
+  /** The request's status: `completed` (issued or revoked), `pending` (awaiting approval), `approved` (queued at the PKI), `denied`, `canceled`, `failed`. */
+  status: string;
+  /** Issued: the certificate and its chain (issuer first, root last), PEM. */
+  certificatePem?: string;
+  chainPem?: string[];
+  /** Inventory id of the certificate (completed enroll). */
+  certificateId?: string;
+  /** Failed or denied: why, in words a client may be shown. */
+  error?: string;
+}
+
+export interface EnrollInput {
+  protocol: string;
+  profile: string;
+  csrPem: string;
+  /** Who asks, as the protocol authenticated it (`acme:<account>`, an EST user…): the request's requester. */
+  requester: string;
+  /** Subject and SANs to request (the profile's rules apply); absent: taken from the CSR. */
+  subject?: { element: string; value: string }[];
+  sans?: { type: 'DNSNAME' | 'IPADDRESS' | 'RFC822NAME' | 'URI'; value: string[] }[];
+  tenant?: string;
+}
+
+export interface RevokeInput {
+  protocol: string;
+  certificatePem: string;
+  requester: string;
+  /** RFC 5280 reason name (`unspecified`, `keyCompromise`, `superseded`, …). */
+  reason?: string;
+  tenant?: string;
+}
+
+/** A refusal a protocol maps to its own error (the CSR breaks the profile, the certificate is unknown…). */
+export interface EnrollmentRefusal {
+  refused: true;
+  /** The platform's stable error code (WEBRA-ENROLL-…, PRF-…, CRT-…). */
+  code: string;
+  message: string;
+}
+
+export interface EnrollmentFacade {
+  /** The enabled profile with `protocol` enabled on it, or null (unknown, disabled, or the protocol is off on it). */
+  profile(protocol: string, name: string, tenant?: string): Promise<ProtocolProfile | null>;
+  enroll(input: EnrollInput): Promise<EnrollmentOutcome | EnrollmentRefusal>;
+  revoke(input: RevokeInput): Promise<EnrollmentOutcome | EnrollmentRefusal>;
+  /** A request's state (the certificate once issued); null when unknown. */
+  request(requestId: string, tenant?: string): Promise<EnrollmentOutcome | null>;
+  /** The CA chain of the profile's PKI connector, issuing CA first, PEM. */
+  caChain(profile: string, tenant?: string): Promise<string[]>;
+  /** Whether the certificate (PEM) is in the inventory, under which profile, and revoked or not; null when unknown. */
+  certificate(certificatePem: string, tenant?: string): Promise<{ id: string; profile: string | null; revoked: boolean } | null>;
+}
