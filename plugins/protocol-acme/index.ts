@@ -1,0 +1,48 @@
+/**
+ * protocol-acme: an ACME server (RFC 8555) on every profile with `protocols.acme.enabled`. Issuance goes
+ * through ctx.enrollment (the request workflow); validation runs as the `acme-validate` job.
+ */
+import { definePlugin, type PluginContext } from '@certwright/sdk';
+import { NonceStore } from './src/nonces.js';
+import { registerAcmeRoutes } from './src/routes.js';
+import { AcmeServer } from './src/server.js';
+import { AcmeStore } from './src/store.js';
+import { defineValidationJob } from './src/validate-job.js';
+import type { ValidationSettings } from './src/validation.js';
+
+interface AcmeConfig {
+  nonceLifetimeSeconds?: number;
+  orderLifetimeHours?: number;
+  validation?: Partial<ValidationSettings> & { retries?: number; retryDelayMs?: number };
+}
+
+let sweep: (() => Promise<void>) | undefined;
+
+export default definePlugin({
+  register(ctx: PluginContext) {
+    const config = (ctx.instances[0]?.config ?? {}) as AcmeConfig;
+    const now = () => ctx.clock.now();
+    const store = new AcmeStore(ctx.db, now);
+    const nonces = new NonceStore(ctx.db, now, (config.nonceLifetimeSeconds ?? 3600) * 1000);
+    const server = new AcmeServer({ store, nonces, enrollment: ctx.enrollment, jobs: ctx.jobs, logger: ctx.logger, now, orderLifetimeMs: (config.orderLifetimeHours ?? 168) * 3_600_000 });
+    const v = config.validation ?? {};
+    defineValidationJob(ctx, store, {
+      httpPort: v.httpPort ?? 80,
+      tlsAlpnPort: v.tlsAlpnPort ?? 443,
+      dnsServers: v.dnsServers ?? [],
+      timeoutMs: v.timeoutMs ?? 10_000,
+      retries: v.retries ?? 5,
+      retryDelayMs: v.retryDelayMs ?? 5000,
+    });
+    ctx.jobs.define('acme-nonce-sweep', async () => {
+      await nonces.sweep();
+    });
+    sweep = async () => {
+      await ctx.jobs.every('1 hour', 'acme-nonce-sweep');
+    };
+    ctx.registries.protocols.register({ registerRoutes: (scope) => registerAcmeRoutes(scope, { server, nonces, enrollment: ctx.enrollment, logger: ctx.logger }) });
+  },
+  async start() {
+    await sweep?.();
+  },
+});

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import type { PluginDatabase } from '@certwright/sdk';
+
+/**
+ * Replay nonces (RFC 8555 §6.5) in the database with an expiry: any node accepts a nonce another issued,
+ * and a nonce is accepted once (the DELETE that finds it is the acceptance).
+ */
+export class NonceStore {
+  constructor(
+    private readonly db: PluginDatabase,
+    private readonly now: () => number,
+    private readonly lifetimeMs: number,
+  ) {}
+
+  async issue(): Promise<string> {
+    const nonce = randomBytes(18).toString('base64url');
+    await this.db('acme_nonces').insert({ nonce, expires_at: this.now() + this.lifetimeMs });
+    return nonce;
+  }
+
+  /** Whether the nonce was issued, unused and unexpired; it is spent either way. */
+  async consume(nonce: unknown): Promise<boolean> {
+    if (typeof nonce !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(nonce)) return false;
+    const deleted = await this.db('acme_nonces').where('nonce', nonce).andWhere('expires_at', '>', this.now()).delete();
+    return deleted === 1;
+  }
+
+  /** Drops expired nonces (the sweep job). */
+  async sweep(): Promise<number> {
+    return this.db('acme_nonces').where('expires_at', '<=', this.now()).delete();
+  }
+}

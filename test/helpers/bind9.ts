@@ -1,0 +1,74 @@
+/**
+ * A real BIND9 (`named -g`, Debian's bind9 package) on a loopback port for the tests that resolve names or
+ * publish dns-01 records: one zone whose every name (`*.<zone>`) resolves to 127.0.0.1, open to RFC 2136
+ * updates signed with a TSIG key (hmac-sha256). Started once per test file, stopped by its PID at teardown.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../connectors/acme-upstream/pebble.js';
+import { tempDir, type TestContext } from './kernel.js';
+
+export interface Bind9 {
+  port: number;
+  zone: string;
+  /** TSIG key name, algorithm and secret (base64) for updates. */
+  tsig: { name: string; algorithm: 'hmac-sha256'; secret: string };
+  process: ChildProcess;
+}
+
+export async function startBind9(t: TestContext, zone = 'acme.test'): Promise<Bind9> {
+  const dir = tempDir(t, 'cw-bind9-');
+  const port = await freePort();
+  const tsig = { name: 'certwright-test', algorithm: 'hmac-sha256' as const, secret: randomBytes(32).toString('base64') };
+  writeFileSync(
+    join(dir, 'zone.db'),
+    [`$TTL 1`, `@ IN SOA ns.${zone}. admin.${zone}. 1 60 60 600 1`, `@ IN NS ns.${zone}.`, `ns IN A 127.0.0.1`, `@ IN A 127.0.0.1`, `* IN A 127.0.0.1`, ''].join('\n'),
+  );
+  writeFileSync(
+    join(dir, 'named.conf'),
+    `key "${tsig.name}" { algorithm ${tsig.algorithm}; secret "${tsig.secret}"; };
+options {
+  directory "${dir}";
+  pid-file "${dir}/named.pid";
+  listen-on port ${port} { 127.0.0.1; };
+  listen-on-v6 { none; };
+  recursion no;
+  dnssec-validation no;
+  notify no;
+};
+controls { };
+zone "${zone}" { type primary; file "${dir}/zone.db"; allow-update { key "${tsig.name}"; }; };
+`,
+  );
+  const child = spawn('/usr/sbin/named', ['-g', '-c', join(dir, 'named.conf'), '-n', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`named did not start:\n${log}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stderr!.on('data', onData);
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`named exited (${code}):\n${log}`));
+    });
+  });
+  child.stderr!.resume();
+  child.removeAllListeners('exit');
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  );
+  return { port, zone, tsig, process: child };
+}
