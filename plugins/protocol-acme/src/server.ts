@@ -333,7 +333,7 @@ export class AcmeServer {
     if (!(await this.deps.store.moveOrder(order.id, ['ready'], 'processing'))) throw new AcmeProblem('orderNotReady', 'The order is being finalized');
     const dns = order.identifiers.filter((i) => i.type === 'dns').map((i) => i.value);
     const ips = order.identifiers.filter((i) => i.type === 'ip').map((i) => i.value);
-    const cn = csr.commonName ?? dns.find((d) => d.length <= 64) ?? null;
+    const cn = csr.commonName ?? dns.find((d) => d.length <= 64) ?? ips[0] ?? null;
     const outcome = await this.deps.enrollment.enroll({
       protocol: 'acme',
       profile: call.profile.name,
