@@ -1,0 +1,72 @@
+/**
+ * lego 4.9.1 (Debian's package) against the ACME server: http-01 with lego's own server on a loopback port,
+ * and dns-01 through lego's RFC 2136 provider publishing the TXT record in a BIND9 the test starts (the
+ * server's dns-01 lookups and the http-01 name resolution ask that BIND9 too). Each certificate verifies with
+ * openssl against the issuer chain lego saved. Runs on SQLite and, with TEST_DATABASE_URL, on MariaDB.
+ */
+import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t, { type Test } from 'tap';
+import { startBind9 } from '../../helpers/bind9.js';
+import { bootKernel, ENROLLMENT_BOOTSTRAP, tempDir, testConfig } from '../../helpers/kernel.js';
+import { freePort } from '../../connectors/acme-upstream/pebble.js';
+
+const run = promisify(execFile);
+const dir = tempDir(t, 'cw-lego-');
+const bind = await startBind9(t);
+const port = await freePort();
+const httpPort = await freePort();
+const config = await testConfig(t, {
+  ...ENROLLMENT_BOOTSTRAP,
+  server: { host: '127.0.0.1', port },
+  scheduler: { processEveryMs: 200 },
+  plugins: { instances: { 'protocol-acme': [{ name: 'acme', config: { validation: { httpPort, dnsServers: [`127.0.0.1:${bind.port}`], retries: 3, retryDelayMs: 500 } } }] } },
+});
+const kernel = await bootKernel(t, {}, { config });
+await kernel.listen();
+const server = `http://127.0.0.1:${port}/acme/default/directory`;
+
+async function lego(args: string[], env: Record<string, string> = {}): Promise<string> {
+  try {
+    const { stdout, stderr } = await run('lego', ['--server', server, '--accept-tos', '--email', 'ops@example.com', '--path', join(dir, 'lego'), ...args], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, ...env },
+    });
+    return stdout + stderr;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`lego failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+  }
+}
+
+async function verifies(t: Test, domain: string): Promise<void> {
+  const file = (ext: string) => join(dir, 'lego', 'certificates', `${domain}.${ext}`);
+  const chain = readFileSync(file('issuer.crt'), 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+  writeFileSync(join(dir, 'root.pem'), chain[chain.length - 1]! + '\n');
+  const { stdout } = await run('openssl', ['verify', '-CAfile', join(dir, 'root.pem'), '-untrusted', file('issuer.crt'), file('crt')], { encoding: 'utf8' });
+  t.match(stdout, /: OK/, `openssl verifies ${domain} against the chain the directory published`);
+  const first = readFileSync(file('crt'), 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0];
+  t.match(new X509Certificate(first).subjectAltName ?? '', new RegExp(`DNS:${domain.replace(/\./g, '\\.')}`), 'the certificate names the domain');
+}
+
+t.test('lego obtains over http-01', async (t) => {
+  await lego(['--domains', 'web.acme.test', '--http', '--http.port', `127.0.0.1:${httpPort}`, 'run']);
+  await verifies(t, 'web.acme.test');
+});
+
+t.test('lego obtains over dns-01 with RFC 2136 updates to BIND9', async (t) => {
+  await lego(['--domains', 'dns.acme.test', '--dns', 'rfc2136', '--dns.resolvers', `127.0.0.1:${bind.port}`, '--dns.disable-cp', 'run'], {
+    RFC2136_NAMESERVER: `127.0.0.1:${bind.port}`,
+    RFC2136_TSIG_KEY: `${bind.tsig.name}.`,
+    RFC2136_TSIG_SECRET: bind.tsig.secret,
+    RFC2136_TSIG_ALGORITHM: `${bind.tsig.algorithm}.`,
+    RFC2136_PROPAGATION_TIMEOUT: '20',
+    RFC2136_POLLING_INTERVAL: '1',
+    RFC2136_TTL: '1',
+  });
+  await verifies(t, 'dns.acme.test');
+});
