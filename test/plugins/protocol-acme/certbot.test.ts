@@ -1,7 +1,8 @@
 /**
  * certbot 2.1.0 (Debian's package) against the ACME server on profile `default`, as the README shows it:
  * a fresh install (local CA, profile default with ACME on), certbot's standalone http-01 server on a loopback
- * port, the name www.acme.test resolved by a BIND9 the test starts. certbot obtains, renews
+ * port, the name www.acme.test resolved by a BIND9 the test starts; then over dns-01 with
+ * python3-certbot-dns-rfc2136 publishing the TXT record in that BIND9 (TSIG hmac-sha256). certbot obtains, renews
  * (--force-renewal --no-random-sleep-on-renew) and revokes; each certificate verifies with openssl against
  * the chain certbot saved, and the inventory shows the revocation. Runs on SQLite and, with
  * TEST_DATABASE_URL, on MariaDB.
@@ -70,6 +71,18 @@ t.test('certbot obtains a certificate over http-01', async (t) => {
   await verifies(t);
   const stored = await inventory().getByThumbprint('default', cert.fingerprint.replace(/:/g, '').toLowerCase());
   t.equal(stored?.profile, 'default', 'the inventory holds it under profile default');
+});
+
+t.test('certbot obtains over dns-01 with its RFC 2136 plugin and BIND9', async (t) => {
+  const ini = join(dir, 'rfc2136.ini');
+  writeFileSync(
+    ini,
+    [`dns_rfc2136_server = 127.0.0.1`, `dns_rfc2136_port = ${bind.port}`, `dns_rfc2136_name = ${bind.tsig.name}`, `dns_rfc2136_secret = ${bind.tsig.secret}`, `dns_rfc2136_algorithm = HMAC-SHA256`, ''].join('\n'),
+    { mode: 0o600 },
+  );
+  await certbot(['certonly', '--dns-rfc2136', '--dns-rfc2136-credentials', ini, '--dns-rfc2136-propagation-seconds', '1', '-d', 'txt.acme.test', '--server', directory, '--agree-tos', '--register-unsafely-without-email']);
+  const file = join(dir, 'config', 'live', 'txt.acme.test', 'cert.pem');
+  t.match(new X509Certificate(readFileSync(file)).subjectAltName ?? '', /DNS:txt\.acme\.test/, 'the certificate names the domain validated over dns-01');
 });
 
 t.test('certbot renews with --force-renewal', async (t) => {
