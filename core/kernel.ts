@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { asValue, type AwilixContainer } from 'awilix';
 import type { FastifyInstance } from 'fastify';
 import type { PluginManifest, RouteScope } from '@certwright/sdk';
+import type { RouteCapability } from './http/route-config.js';
 import type { Logger } from 'pino';
 import type { CertwrightConfig } from './config/index.js';
 import { createRootContainer, installRequestScope } from './container.js';
@@ -173,6 +174,7 @@ export class Kernel {
         proxies,
         credentials: credentialsFacade(configObjects),
         enrollment: pluginEnrollment,
+        configObjects,
       });
 
       container.register({
@@ -340,7 +342,7 @@ async function mountProtocol(app: FastifyInstance, registration: ProtocolRegistr
         route: (options) =>
           instance.route({
             ...options,
-            config: { access: 'public', ...(options.config ?? {}), capability: manifest.capability! },
+            config: { access: 'public', ...(options.config ?? {}), capability: protocolRouteCapability(manifest, options) },
           } as Parameters<typeof instance.route>[0]),
         addContentTypeParser: (type, opts, parser) => instance.addContentTypeParser(type, opts, parser),
       };
@@ -349,4 +351,16 @@ async function mountProtocol(app: FastifyInstance, registration: ProtocolRegistr
   } catch (err) {
     plugins.degradeById(manifest.id, `routes failed to mount: ${(err as Error).message}`);
   }
+}
+
+/**
+ * A protocol route answers on the manifest's capability; its administration routes (a configuration
+ * permission, a URL under /api/v1/) on `configuration`, as every administration route.
+ */
+function protocolRouteCapability(manifest: PluginManifest, options: { url: string; config?: Record<string, unknown> }): RouteCapability {
+  const access = options.config?.access as { permission?: unknown } | undefined;
+  const admin = typeof access?.permission === 'string' && access.permission.startsWith('configuration:');
+  if (!admin) return manifest.capability!;
+  if (!options.url.startsWith('/api/v1/')) throw new Error(`administration route ${options.url} must be under /api/v1/`);
+  return 'configuration';
 }

@@ -49,6 +49,8 @@ export interface PluginManagerDeps {
   proxies?: ProxyRouter;
   /** Credentials by name (the configuration registry's), for ctx.credentials. */
   credentials: CredentialsFacade;
+  /** The configuration registry's objects, secrets open, for ctx.configObjects (owner-checked here). */
+  configObjects: { resolve(type: string, tenant: string, name: string): Promise<Record<string, unknown> | null> };
   /** Issuance through the request workflow, for ctx.enrollment (bound once enrollment is registered). */
   enrollment: EnrollmentFacade;
 }
@@ -141,6 +143,12 @@ export class PluginManager {
       localAccounts: this.deps.localAccounts,
       credentials: this.deps.credentials,
       enrollment: this.deps.enrollment,
+      configObjects: {
+        get: async (type, name, tenant = 'default') => {
+          if (provided.configTypes.pluginOf(type) !== manifest.id) throw new TypeError(`configuration type "${type}" is not declared by ${manifest.id}`);
+          return this.deps.configObjects.resolve(type, tenant, name);
+        },
+      },
       db: knex,
     };
   }

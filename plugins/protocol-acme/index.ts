@@ -3,7 +3,9 @@
  * through ctx.enrollment (the request workflow); validation runs as the `acme-validate` job.
  */
 import { definePlugin, type PluginContext } from '@certwright/sdk';
+import { eabKeyType, eabPolicyType } from './src/eab-types.js';
 import { NonceStore } from './src/nonces.js';
+import { registerAdminRoutes } from './src/admin-routes.js';
 import { registerAcmeRoutes } from './src/routes.js';
 import { AcmeServer } from './src/server.js';
 import { AcmeStore } from './src/store.js';
@@ -24,7 +26,9 @@ export default definePlugin({
     const now = () => ctx.clock.now();
     const store = new AcmeStore(ctx.db, now);
     const nonces = new NonceStore(ctx.db, now, (config.nonceLifetimeSeconds ?? 3600) * 1000);
-    const server = new AcmeServer({ store, nonces, enrollment: ctx.enrollment, jobs: ctx.jobs, logger: ctx.logger, now, orderLifetimeMs: (config.orderLifetimeHours ?? 168) * 3_600_000 });
+    ctx.registries.configTypes.declare(eabPolicyType);
+    ctx.registries.configTypes.declare(eabKeyType);
+    const server = new AcmeServer({ store, nonces, enrollment: ctx.enrollment, jobs: ctx.jobs, configObjects: ctx.configObjects, logger: ctx.logger, now, orderLifetimeMs: (config.orderLifetimeHours ?? 168) * 3_600_000 });
     const v = config.validation ?? {};
     defineValidationJob(ctx, store, {
       httpPort: v.httpPort ?? 80,
@@ -40,7 +44,12 @@ export default definePlugin({
     sweep = async () => {
       await ctx.jobs.every('1 hour', 'acme-nonce-sweep');
     };
-    ctx.registries.protocols.register({ registerRoutes: (scope) => registerAcmeRoutes(scope, { server, nonces, enrollment: ctx.enrollment, logger: ctx.logger }) });
+    ctx.registries.protocols.register({
+      registerRoutes: (scope) => {
+        registerAcmeRoutes(scope, { server, nonces, enrollment: ctx.enrollment, logger: ctx.logger });
+        registerAdminRoutes(scope, { store, enrollment: ctx.enrollment });
+      },
+    });
   },
   async start() {
     await sweep?.();

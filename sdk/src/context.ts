@@ -181,6 +181,8 @@ export interface PluginContext {
   pki: PkiToolkitFacade;
   /** Background jobs, persisted in the database; only the names the manifest's `jobs` lists. */
   jobs: JobsFacade;
+  /** The objects of the configuration types this plugin declared, secrets open (since SDK 1.8). */
+  configObjects: PluginConfigObjects;
   /** Issuance through the request workflow, for protocol plugins (since SDK 1.8). */
   enrollment: EnrollmentFacade;
   /**
@@ -189,6 +191,12 @@ export interface PluginContext {
    * parameters; the kernel's tables are reached through the facades.
    */
   db: PluginDatabase;
+}
+
+/** Reads objects of the plugin's own configuration types (registries.configTypes.declare). */
+export interface PluginConfigObjects {
+  /** The object named `name` of `type`, its secret fields open; null when absent. A TypeError for a type the plugin did not declare. */
+  get(type: string, name: string, tenant?: string): Promise<Record<string, unknown> | null>;
 }
 
 /** A knex handle on the platform's database (SQLite or MySQL/MariaDB). */

@@ -71,6 +71,7 @@ t.test('plugins list shows the built-in plugins with their state', async (t) => 
       'acme-upstream pki-connector ready',
       'identity-local identity-provider ready',
       'local-ca pki-connector ready',
+      'protocol-acme protocol ready',
       'trigger-email trigger-channel ready',
       'trigger-log trigger-channel ready',
       'trigger-mattermost trigger-channel ready',

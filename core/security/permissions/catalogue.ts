@@ -12,6 +12,7 @@
  * - `discovery:feed:<campaign>` — pushing to a discovery campaign.
  */
 export const CONFIGURATION_SECTIONS = [
+  'acme',
   'automation',
   'cas',
   'credentials',

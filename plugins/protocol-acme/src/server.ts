@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { JWK } from 'jose';
-import type { EnrollmentFacade, JobsFacade, PluginLogger, ProtocolProfile } from '@certwright/sdk';
+import type { EnrollmentFacade, JobsFacade, PluginConfigObjects, PluginLogger, ProtocolProfile } from '@certwright/sdk';
 import { csrNames } from './csr.js';
 import { iso, newId, newToken } from './ids.js';
 import { headerOf, parseJws, publicJwk, thumbprintOf, verifyWith, type VerifiedJws } from './jws.js';
@@ -13,8 +13,11 @@ import type { NonceStore } from './nonces.js';
 import { AcmeProblem, problemOf } from './problems.js';
 import type { AcmeStore, Account, Authorization, Challenge, Identifier, Order } from './store.js';
 
-export const CHALLENGE_TYPES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
-export const VALIDATE_JOB = 'acme-validate';
+import { CHALLENGE_TYPES, VALIDATE_JOB } from './constants.js';
+import { EAB_POLICY, identifierAllowed, type EabPolicy } from './eab-types.js';
+import { verifyEab } from './eab.js';
+
+export { CHALLENGE_TYPES, VALIDATE_JOB };
 
 const REVOCATION_REASONS: Record<number, string> = { 0: 'unspecified', 1: 'keyCompromise', 3: 'affiliationChanged', 4: 'superseded', 5: 'cessationOfOperation', 9: 'privilegeWithdrawn', 10: 'aACompromise' };
 
@@ -23,6 +26,7 @@ export interface AcmeDeps {
   nonces: NonceStore;
   enrollment: EnrollmentFacade;
   jobs: JobsFacade;
+  configObjects: PluginConfigObjects;
   logger: PluginLogger;
   now: () => number;
   orderLifetimeMs: number;
@@ -130,9 +134,9 @@ export class AcmeServer {
     const s = settingsOf(call.profile);
     if (s.termsOfService && p.termsOfServiceAgreed !== true) throw new AcmeProblem('userActionRequired', `The terms of service (${s.termsOfService}) must be agreed`);
     if (s.externalAccountRequired && !p.externalAccountBinding) throw new AcmeProblem('externalAccountRequired', 'This directory requires an external account binding');
-    if (p.externalAccountBinding !== undefined) throw new AcmeProblem('unauthorized', 'External account binding is not available on this directory yet');
     const contact = this.checkContacts(p.contact);
-    const account = { id: newId(), tenant: 'default', profile: call.profile.name, thumbprint, jwk: publicJwk(jwk), status: 'valid' as const, contact, termsAgreed: p.termsOfServiceAgreed === true, eabKid: null };
+    const eab = p.externalAccountBinding === undefined ? null : await verifyEab(p.externalAccountBinding, jwk, this.urls(call).newAccount, call.profile.name, this.deps.configObjects, this.deps.now());
+    const account = { id: newId(), tenant: 'default', profile: call.profile.name, thumbprint, jwk: publicJwk(jwk), status: 'valid' as const, contact, termsAgreed: p.termsOfServiceAgreed === true, eabKid: eab?.kid ?? null };
     try {
       await this.deps.store.insertAccount(account);
     } catch (err) {
@@ -221,7 +225,14 @@ export class AcmeServer {
     const { payload, account } = await this.authenticate(call, body, 'kid');
     const p = payload ?? {};
     const s = settingsOf(call.profile);
-    const identifiers = this.identifiersOf(p.identifiers, s.challengeTypes);
+    const policy = await this.policyOf(account!);
+    const offered = policy?.challengeTypes?.length ? s.challengeTypes.filter((t) => policy.challengeTypes!.includes(t)) : s.challengeTypes;
+    if (offered.length === 0) throw new AcmeProblem('unauthorized', "The account's EAB policy allows none of this profile's validation methods");
+    const identifiers = this.identifiersOf(p.identifiers, offered);
+    if (policy) {
+      const refused = identifiers.filter((i) => !identifierAllowed(policy, i.value));
+      if (refused.length) throw new AcmeProblem('rejectedIdentifier', `The account's EAB policy ${policy.name} does not allow ${refused.map((i) => i.value).join(', ')}`);
+    }
     for (const field of ['notBefore', 'notAfter'] as const) {
       if (p[field] !== undefined && (typeof p[field] !== 'string' || Number.isNaN(Date.parse(p[field] as string)))) throw new AcmeProblem('malformed', `${field} is not an RFC 3339 date`);
     }
@@ -231,7 +242,7 @@ export class AcmeServer {
     const orderId = newId();
     const authorizations: Authorization[] = identifiers.map((identifier) => {
       const wildcard = identifier.type === 'dns' && identifier.value.startsWith('*.');
-      const types = s.challengeTypes.filter((t) => (wildcard ? t === 'dns-01' : identifier.type === 'ip' ? t !== 'dns-01' : true));
+      const types = offered.filter((t) => (wildcard ? t === 'dns-01' : identifier.type === 'ip' ? t !== 'dns-01' : true));
       return {
         id: newId(),
         tenant: 'default',
@@ -263,6 +274,16 @@ export class AcmeServer {
     };
     await this.deps.store.insertOrder(order, authorizations);
     return { body: this.orderView({ ...order, createdAt: now }, call), location: this.urls(call).order(orderId) };
+  }
+
+  /** The EAB policy of an account bound with an EAB key (read at each order: a policy change applies at once). */
+  private async policyOf(account: Account): Promise<EabPolicy | null> {
+    if (!account.eabKid) return null;
+    const key = (await this.deps.configObjects.get('acme-eab-key', account.eabKid)) as { policy?: string } | null;
+    if (!key?.policy) throw new AcmeProblem('unauthorized', 'The EAB key that bound this account was removed');
+    const policy = (await this.deps.configObjects.get(EAB_POLICY, key.policy)) as EabPolicy | null;
+    if (!policy) throw new AcmeProblem('unauthorized', 'The EAB policy of this account was removed');
+    return policy;
   }
 
   orderView(order: Order, call: Call): Record<string, unknown> {

@@ -151,7 +151,37 @@ export class AcmeStore {
     await this.db('acme_accounts').where({ id }).update(row);
   }
 
+  /** Accounts matching the filter, newest first, one page (limit + 1 rows tell whether more follow). */
+  async listAccounts(f: { profile?: string; status?: string; eabKid?: string; contact?: string }, offset: number, limit: number): Promise<Account[]> {
+    const q = this.db('acme_accounts').where({ tenant: 'default' });
+    if (f.profile) q.andWhere('profile', f.profile);
+    if (f.status) q.andWhere('status', f.status);
+    if (f.eabKid) q.andWhere('eab_kid', f.eabKid);
+    if (f.contact) q.andWhere('contact', 'like', `%${f.contact.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    return ((await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(offset).limit(limit)) as Row[]).map(accountOf);
+  }
+
+  async accountById(id: string): Promise<Account | null> {
+    const row = (await this.db('acme_accounts').where({ tenant: 'default', id }).first()) as Row | undefined;
+    return row ? accountOf(row) : null;
+  }
+
   // ------------------------------------------------------------------ orders and authorizations
+
+  async listOrders(f: { profile?: string; account?: string; status?: string; identifier?: string }, offset: number, limit: number): Promise<(Order & { certificateThumbprint: string | null })[]> {
+    const q = this.db('acme_orders').where({ tenant: 'default' });
+    if (f.profile) q.andWhere('profile', f.profile);
+    if (f.account) q.andWhere('account_id', f.account);
+    if (f.status) q.andWhere('status', f.status);
+    if (f.identifier) q.andWhere('identifiers', 'like', `%${JSON.stringify(f.identifier).slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(offset).limit(limit)) as Row[];
+    return rows.map((r) => ({ ...orderOf(r), certificateThumbprint: (r.certificate_thumbprint as string | null) ?? null }));
+  }
+
+  async orderById(id: string): Promise<Order | null> {
+    const row = (await this.db('acme_orders').where({ tenant: 'default', id }).first()) as Row | undefined;
+    return row ? orderOf(row) : null;
+  }
 
   async insertOrder(order: Omit<Order, 'createdAt'>, authorizations: Authorization[]): Promise<void> {
     const at = this.now();

@@ -5,7 +5,7 @@
  */
 import type { PluginContext } from '@certwright/sdk';
 import { thumbprintOf } from './jws.js';
-import { VALIDATE_JOB } from './server.js';
+import { VALIDATE_JOB } from './constants.js';
 import type { AcmeStore } from './store.js';
 import { Validator, type ValidationSettings } from './validation.js';
 

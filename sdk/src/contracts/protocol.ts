@@ -2,6 +2,11 @@
  * A protocol plugin mounts its routes on a scope the kernel hands it. The scope is an encapsulated
  * fastify instance already gated to the manifest's capability; the SDK types it loosely so plugins do
  * not depend on the kernel's fastify version.
+ *
+ * Protocol routes are public (the protocol authenticates its clients). An administration route of the
+ * protocol (its accounts, orders…) sets `config.access: { permission: 'configuration:<section>:read|write' }`
+ * and a URL under `/api/v1/`: the kernel then gates it to capability `configuration` and the authorizer
+ * checks the permission, as for every core administration route (since SDK 1.8).
  */
 export interface RouteScope {
   route(options: {
