@@ -75,8 +75,10 @@ export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
     async profile(protocol, name, tenant = DEFAULT_TENANT): Promise<ProtocolProfile | null> {
       const profile = await enabledProfile(protocol, name, tenant);
       if (!profile) return null;
+      const text = profile.description?.find((d) => d.lang === 'en') ?? profile.description?.[0];
       return {
         name: profile.name,
+        ...(text?.value ? { description: text.value } : {}),
         settings: structuredClone(profile.protocols![protocol]!) as ProtocolProfile['settings'],
         validityDays: profile.validityDays,
         authorizedKeyTypes: [...profile.keyPolicy.authorizedKeyTypes],

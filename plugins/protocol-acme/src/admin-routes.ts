@@ -97,6 +97,34 @@ export function registerAdminRoutes(scope: RouteScope, deps: { store: AcmeStore;
 
   scope.route({
     method: 'POST',
+    url: '/api/v1/acme/renewal-info/advance',
+    config: write,
+    schema: {
+      tags,
+      summary: 'Early renewal (ARI, RFC 9773): certificates of a profile (or of one order) issued before a date are suggested to renew from `at`',
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        minProperties: 1,
+        properties: {
+          profile: text,
+          order: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,32}$' },
+          issuedBefore: { type: 'integer', minimum: 0, description: 'Epoch ms; default now' },
+          at: { type: 'integer', minimum: 0, description: 'Epoch ms the renewal window starts at; default now' },
+        },
+      },
+    },
+    handler: async (req: { body: { profile?: string; order?: string; issuedBefore?: number; at?: number } }, reply: Reply) => {
+      const b = req.body;
+      if (!b.profile && !b.order) return problem(reply, 400, 'ACME-ADMIN-002', 'Name a profile or an order');
+      const now = Date.now();
+      const updated = await store.advanceRenewal('default', { profile: b.profile, order: b.order, issuedBefore: b.issuedBefore ?? now }, b.at ?? now);
+      return { updated };
+    },
+  });
+
+  scope.route({
+    method: 'POST',
     url: '/api/v1/acme/orders/:id/revoke',
     config: write,
     schema: {

@@ -26,6 +26,8 @@ export const PROBLEM_STATUS = {
   userActionRequired: 403,
   // RFC 9773 §4.2 (ARI): the certificate `replaces` names was already replaced.
   alreadyReplaced: 409,
+  // draft-aaron-acme-profiles: the order's `profile` is not offered.
+  invalidProfile: 400,
 } as const;
 
 export type ProblemType = keyof typeof PROBLEM_STATUS;

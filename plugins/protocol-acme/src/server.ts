@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { JWK } from 'jose';
 import type { EnrollmentFacade, JobsFacade, PluginConfigObjects, PluginLogger, ProtocolProfile } from '@certwright/sdk';
+import { certFactsOf, parseCertId, suggestedWindow } from './ari.js';
 import { csrNames } from './csr.js';
 import { iso, newId, newToken } from './ids.js';
 import { headerOf, parseJws, publicJwk, thumbprintOf, verifyWith, type VerifiedJws } from './jws.js';
@@ -48,6 +49,8 @@ export const settingsOf = (profile: ProtocolProfile) => {
     website: typeof s.website === 'string' ? s.website : undefined,
     caaIdentities: Array.isArray(s.caaIdentities) ? (s.caaIdentities as string[]) : undefined,
     externalAccountRequired: s.externalAccountRequired === true,
+    /** Other certificate profiles an order of this directory may ask for (ACME profiles: the order's `profile`). */
+    profiles: Array.isArray(s.profiles) ? (s.profiles as unknown[]).filter((p): p is string => typeof p === 'string') : [],
   };
 };
 
@@ -66,6 +69,7 @@ export class AcmeServer {
       newOrder: `${b}/acme/${p}/new-order`,
       revokeCert: `${b}/acme/${p}/revoke-cert`,
       keyChange: `${b}/acme/${p}/key-change`,
+      renewalInfo: `${b}/acme/${p}/renewal-info`,
       account: (id: string) => `${b}/acme/acct/${p}/${id}`,
       orders: (id: string) => `${b}/acme/acct/${p}/${id}/orders`,
       order: (id: string) => `${b}/acme/order/${p}/${id}`,
@@ -76,14 +80,30 @@ export class AcmeServer {
     };
   }
 
-  directory(call: Call): Record<string, unknown> {
+  async directory(call: Call): Promise<Record<string, unknown>> {
     const u = this.urls(call);
     const s = settingsOf(call.profile);
     const meta: Record<string, unknown> = { externalAccountRequired: s.externalAccountRequired };
     if (s.termsOfService) meta.termsOfService = s.termsOfService;
     if (s.website) meta.website = s.website;
     if (s.caaIdentities) meta.caaIdentities = s.caaIdentities;
-    return { newNonce: u.newNonce, newAccount: u.newAccount, newOrder: u.newOrder, revokeCert: u.revokeCert, keyChange: u.keyChange, meta };
+    // ACME profiles: this directory's certificate profile and the others its orders may ask for (ACME on).
+    const profiles: Record<string, string> = { [call.profile.name]: call.profile.description ?? call.profile.name };
+    for (const name of s.profiles) {
+      const other = await this.deps.enrollment.profile('acme', name);
+      if (other) profiles[other.name] = other.description ?? other.name;
+    }
+    meta.profiles = profiles;
+    return { newNonce: u.newNonce, newAccount: u.newAccount, newOrder: u.newOrder, revokeCert: u.revokeCert, keyChange: u.keyChange, renewalInfo: u.renewalInfo, meta };
+  }
+
+  /** RFC 9773: the suggested renewal window of a certificate this directory issued. */
+  async renewalInfo(call: Call, certId: string): Promise<Record<string, unknown>> {
+    const { akiHex, serialHex } = parseCertId(certId);
+    const order = await this.deps.store.orderByCertId('default', akiHex, serialHex);
+    if (!order || order.profile !== call.profile.name || order.notBeforeMs == null || order.notAfterMs == null) throw new AcmeProblem('malformed', 'No certificate of this directory has that identifier', { status: 404 });
+    const w = suggestedWindow(order.notBeforeMs, order.notAfterMs, order.renewAfter ?? null);
+    return { suggestedWindow: { start: iso(w.start), end: iso(w.end) } };
   }
 
   // ------------------------------------------------------------------ request authentication
@@ -237,6 +257,8 @@ export class AcmeServer {
       if (p[field] !== undefined && (typeof p[field] !== 'string' || Number.isNaN(Date.parse(p[field] as string)))) throw new AcmeProblem('malformed', `${field} is not an RFC 3339 date`);
     }
     if (p.notBefore !== undefined || p.notAfter !== undefined) throw new AcmeProblem('malformed', 'notBefore and notAfter are set by the profile; leave them out');
+    const issuanceProfile = await this.issuanceProfileOf(call, p.profile);
+    const replaces = p.replaces === undefined ? null : await this.replaceable(account!, p.replaces);
     const now = this.deps.now();
     const expiresAt = now + this.deps.orderLifetimeMs;
     const orderId = newId();
@@ -270,10 +292,29 @@ export class AcmeServer {
       error: null,
       requestId: null,
       certificatePem: null,
-      replaces: typeof p.replaces === 'string' ? p.replaces.slice(0, 191) : null,
+      replaces,
+      issuanceProfile,
     };
     await this.deps.store.insertOrder(order, authorizations);
     return { body: this.orderView({ ...order, createdAt: now }, call), location: this.urls(call).order(orderId) };
+  }
+
+  /** ACME profiles: the certificate profile an order asks for, when another than the directory's. */
+  private async issuanceProfileOf(call: Call, requested: unknown): Promise<string | null> {
+    if (requested === undefined || requested === call.profile.name) return null;
+    if (typeof requested !== 'string') throw new AcmeProblem('malformed', 'profile is a profile name');
+    const allowed = settingsOf(call.profile).profiles.includes(requested) && (await this.deps.enrollment.profile('acme', requested)) !== null;
+    if (!allowed) throw new AcmeProblem('invalidProfile', `Profile ${requested.slice(0, 191)} is not offered by this directory`);
+    return requested;
+  }
+
+  /** RFC 9773 §5: `replaces` names a certificate the account holds and no other order replaces yet. */
+  private async replaceable(account: Account, certId: unknown): Promise<string> {
+    const { akiHex, serialHex } = parseCertId(certId);
+    const replaced = await this.deps.store.orderByCertId('default', akiHex, serialHex);
+    if (!replaced || replaced.accountId !== account.id) throw new AcmeProblem('malformed', 'replaces names no certificate of this account');
+    if (await this.deps.store.replacing('default', certId as string)) throw new AcmeProblem('alreadyReplaced', 'Another order already replaces this certificate');
+    return certId as string;
   }
 
   /** The EAB policy of an account bound with an EAB key (read at each order: a policy change applies at once). */
@@ -299,6 +340,7 @@ export class AcmeServer {
     if (order.notAfter) out.notAfter = order.notAfter;
     if (order.error) out.error = order.error;
     if (order.replaces) out.replaces = order.replaces;
+    if (order.issuanceProfile) out.profile = order.issuanceProfile;
     if (order.status === 'valid') out.certificate = u.certificate(order.id);
     return out;
   }
@@ -332,7 +374,7 @@ export class AcmeServer {
   private async settleIssuance(order: Order, state: Awaited<ReturnType<EnrollmentFacade['request']>> & object): Promise<void> {
     if (state.status === 'completed' && state.certificatePem) {
       const pem = [state.certificatePem.trim(), ...(state.chainPem ?? []).map((c) => c.trim())].join('\n') + '\n';
-      await this.deps.store.moveOrder(order.id, ['processing'], 'valid', { certificatePem: pem, certificateThumbprint: thumbprintOfPem(state.certificatePem) });
+      await this.deps.store.moveOrder(order.id, ['processing'], 'valid', { certificatePem: pem, certificateThumbprint: thumbprintOfPem(state.certificatePem), certificate: certFactsOf(state.certificatePem) });
     } else if (['failed', 'denied', 'canceled'].includes(state.status)) {
       await this.deps.store.moveOrder(order.id, ['processing'], 'invalid', { error: problemOf('badCSR', state.error ? `The issuance ${state.status}: ${state.error}` : `The issuance was ${state.status}`) });
     }
@@ -357,7 +399,7 @@ export class AcmeServer {
     const cn = csr.commonName ?? dns.find((d) => d.length <= 64) ?? ips[0] ?? null;
     const outcome = await this.deps.enrollment.enroll({
       protocol: 'acme',
-      profile: call.profile.name,
+      profile: order.issuanceProfile ?? call.profile.name,
       csrPem: csr.pem,
       requester: `acme:${account!.id}`,
       ...(cn ? { subject: [{ element: 'cn.1', value: cn }] } : {}),
@@ -447,7 +489,8 @@ export class AcmeServer {
     const der = Buffer.from(payload.certificate, 'base64url');
     const pem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n`;
     const known = await this.deps.enrollment.certificate(pem);
-    if (!known || known.profile !== call.profile.name) throw new AcmeProblem('malformed', 'The certificate was not issued through this directory', { status: 404 });
+    const served = [call.profile.name, ...settingsOf(call.profile).profiles];
+    if (!known || !known.profile || !served.includes(known.profile)) throw new AcmeProblem('malformed', 'The certificate was not issued through this directory', { status: 404 });
     if (known.revoked) throw new AcmeProblem('alreadyRevoked', 'The certificate is already revoked');
     if (account) {
       const order = await this.deps.store.orderByCertificate('default', thumbprintOfPem(pem));

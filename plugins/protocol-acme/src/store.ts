@@ -57,6 +57,14 @@ export interface Order {
   requestId: string | null;
   certificatePem: string | null;
   replaces: string | null;
+  /** The certificate profile the order asked for (ACME profiles); null: the directory's own. */
+  issuanceProfile: string | null;
+  /** ARI: the issued certificate's serial and AKI (hex), its validity, and an administrator's early-renewal date. */
+  certificateSerial?: string | null;
+  certificateAki?: string | null;
+  notBeforeMs?: number | null;
+  notAfterMs?: number | null;
+  renewAfter?: number | null;
   createdAt: number;
 }
 
@@ -91,6 +99,12 @@ const orderOf = (r: Row): Order => ({
   requestId: (r.request_id as string | null) ?? null,
   certificatePem: (r.certificate_pem as string | null) ?? null,
   replaces: (r.replaces as string | null) ?? null,
+  issuanceProfile: (r.issuance_profile as string | null) ?? null,
+  certificateSerial: (r.certificate_serial as string | null) ?? null,
+  certificateAki: (r.certificate_aki as string | null) ?? null,
+  notBeforeMs: r.not_before_ms === null || r.not_before_ms === undefined ? null : Number(r.not_before_ms),
+  notAfterMs: r.not_after_ms === null || r.not_after_ms === undefined ? null : Number(r.not_after_ms),
+  renewAfter: r.renew_after === null || r.renew_after === undefined ? null : Number(r.renew_after),
   createdAt: Number(r.created_at),
 });
 
@@ -201,6 +215,7 @@ export class AcmeStore {
         request_id: null,
         certificate_pem: null,
         replaces: order.replaces,
+        issuance_profile: order.issuanceProfile,
         created_at: at,
         updated_at: at,
       });
@@ -248,14 +263,40 @@ export class AcmeStore {
     id: string,
     from: Order['status'][],
     to: Order['status'],
-    patch: { error?: unknown; requestId?: string; certificatePem?: string; certificateThumbprint?: string } = {},
+    patch: { error?: unknown; requestId?: string; certificatePem?: string; certificateThumbprint?: string; certificate?: { serialHex: string; akiHex: string; notBefore: number; notAfter: number } } = {},
   ): Promise<boolean> {
     const row: Row = { status: to, updated_at: this.now() };
+    if (patch.certificate) {
+      row.certificate_serial = patch.certificate.serialHex;
+      row.certificate_aki = patch.certificate.akiHex;
+      row.not_before_ms = patch.certificate.notBefore;
+      row.not_after_ms = patch.certificate.notAfter;
+    }
     if (patch.error !== undefined) row.error = JSON.stringify(patch.error);
     if (patch.requestId !== undefined) row.request_id = patch.requestId;
     if (patch.certificatePem !== undefined) row.certificate_pem = patch.certificatePem;
     if (patch.certificateThumbprint !== undefined) row.certificate_thumbprint = patch.certificateThumbprint;
     return (await this.db('acme_orders').where({ id }).whereIn('status', from).update(row)) === 1;
+  }
+
+  /** The valid order that issued the certificate with this serial and AKI (an ARI certID). */
+  async orderByCertId(tenant: string, akiHex: string, serialHex: string): Promise<Order | null> {
+    const row = (await this.db('acme_orders').where({ tenant, certificate_serial: serialHex, certificate_aki: akiHex }).first()) as Row | undefined;
+    return row ? orderOf(row) : null;
+  }
+
+  /** An order (not invalid) that already replaces the certificate `certId`. */
+  async replacing(tenant: string, certId: string): Promise<string | null> {
+    const row = (await this.db('acme_orders').where({ tenant, replaces: certId }).whereNot('status', 'invalid').first('id')) as Row | undefined;
+    return row ? (row.id as string) : null;
+  }
+
+  /** Early renewal: the valid orders of a profile (or one order) issued before `issuedBefore` renew from `at`. */
+  async advanceRenewal(tenant: string, f: { profile?: string; order?: string; issuedBefore: number }, at: number): Promise<number> {
+    const q = this.db('acme_orders').where({ tenant, status: 'valid' }).andWhere('not_before_ms', '<', f.issuedBefore);
+    if (f.profile) q.andWhere('profile', f.profile);
+    if (f.order) q.andWhere('id', f.order);
+    return q.update({ renew_after: at, updated_at: this.now() });
   }
 
   async authorization(tenant: string, profile: string, id: string): Promise<Authorization | null> {

@@ -8,6 +8,8 @@
 /** A certificate profile as a protocol sees it: only when the protocol is enabled on it. */
 export interface ProtocolProfile {
   name: string;
+  /** The profile's description (English, else its first language), when it has one. */
+  description?: string;
   /** The profile's settings for this protocol (`protocols.<protocol>` of the profile), `enabled` included. */
   settings: Record<string, unknown> & { enabled: true };
   validityDays: number;

@@ -11,7 +11,7 @@ import { JwsClient } from './jws-client.js';
 
 const kernel = await bootKernel(t, {
   ...ENROLLMENT_BOOTSTRAP,
-  certwright: { endpoints: [{ host: 'localhost', configuration: true, acme: true, webra: true }, { host: 'acme.example', acme: true }] },
+  certwright: { endpoints: [{ host: 'localhost', configuration: true, acme: true, webra: true }, { host: 'acme.example', acme: true }] as never },
 });
 const admin = caller(kernel, ADMIN_HEADERS);
 const base = 'http://localhost';
