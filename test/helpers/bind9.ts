@@ -18,14 +18,18 @@ export interface Bind9 {
   process: ChildProcess;
 }
 
-export async function startBind9(t: TestContext, zone = 'acme.test'): Promise<Bind9> {
+/** `records`: more zone-file lines (`name IN CAA 0 issue "ca.example"`). */
+export async function startBind9(t: TestContext, zone = 'acme.test', records: string[] = []): Promise<Bind9> {
   const dir = tempDir(t, 'cw-bind9-');
   const port = await freePort();
   const tsig = { name: 'certwright-test', algorithm: 'hmac-sha256' as const, secret: randomBytes(32).toString('base64') };
   writeFileSync(
     join(dir, 'zone.db'),
-    [`$TTL 1`, `@ IN SOA ns.${zone}. admin.${zone}. 1 60 60 600 1`, `@ IN NS ns.${zone}.`, `ns IN A 127.0.0.1`, `@ IN A 127.0.0.1`, `* IN A 127.0.0.1`, ''].join('\n'),
+    [`$TTL 1`, `@ IN SOA ns.${zone}. admin.${zone}. 1 60 60 600 1`, `@ IN NS ns.${zone}.`, `ns IN A 127.0.0.1`, `@ IN A 127.0.0.1`, `* IN A 127.0.0.1`, ...records, ''].join('\n'),
   );
+  // The zone's parent (its top-level label) is served too, so lookups climbing the tree (CAA) get answers, not refusals.
+  const parent = zone.split('.').slice(1).join('.');
+  if (parent) writeFileSync(join(dir, 'parent.db'), [`$TTL 1`, `@ IN SOA ns.${parent}. admin.${parent}. 1 60 60 600 1`, `@ IN NS ns.${parent}.`, `ns IN A 127.0.0.1`, ''].join('\n'));
   writeFileSync(
     join(dir, 'named.conf'),
     `key "${tsig.name}" { algorithm ${tsig.algorithm}; secret "${tsig.secret}"; };
@@ -40,6 +44,7 @@ options {
 };
 controls { };
 zone "${zone}" { type primary; file "${dir}/zone.db"; allow-update { key "${tsig.name}"; }; };
+${parent ? `zone "${parent}" { type primary; file "${dir}/parent.db"; };` : ''}
 `,
   );
   const child = spawn('/usr/sbin/named', ['-g', '-c', join(dir, 'named.conf'), '-n', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });

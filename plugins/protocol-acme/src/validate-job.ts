@@ -21,7 +21,17 @@ export function defineValidationJob(ctx: PluginContext, store: AcmeStore, settin
       const account = await store.account(z.tenant, z.profile, z.accountId);
       if (!account) return;
       const keyAuthorization = `${challenge.token}.${await thumbprintOf(account.jwk)}`;
-      const result = await validator.validate(challenge.type, z.identifier, challenge.token, keyAuthorization);
+      let result = await validator.validate(challenge.type, z.identifier, challenge.token, keyAuthorization);
+      if (result.valid) {
+        // CAA is checked at validation (RFC 8659 §3 allows its result to be reused for the authorization's life).
+        const profile = await ctx.enrollment.profile('acme', z.profile, z.tenant);
+        const s: Record<string, unknown> = profile?.settings ?? {};
+        if (s.caa !== false) {
+          const identities = Array.isArray(s.caaIdentities) ? (s.caaIdentities as string[]) : [];
+          const refused = await validator.caa(z.identifier, z.wildcard, identities);
+          if (refused) result = { valid: false, retryable: false, error: refused };
+        }
+      }
       const now = ctx.clock.now();
       const lastTry = job.failCount >= settings.retries || now >= z.expiresAt;
       if (!result.valid && result.retryable && !lastTry) {

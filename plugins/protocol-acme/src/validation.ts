@@ -11,6 +11,7 @@ import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { checkCaa } from './caa.js';
 import { problemOf, type ProblemDocument } from './problems.js';
 import type { Identifier } from './store.js';
 
@@ -38,6 +39,12 @@ export class Validator {
       this.resolver = new Resolver({ timeout: Math.min(settings.timeoutMs, 5000), tries: 2 });
       this.resolver.setServers(settings.dnsServers);
     } else this.resolver = null;
+  }
+
+  /** CAA (RFC 8659) of a DNS identifier for the CA identities; null when issuance is authorized. */
+  async caa(identifier: Identifier, wildcard: boolean, identities: readonly string[]): Promise<ProblemDocument | null> {
+    if (identifier.type !== 'dns') return null;
+    return checkCaa(this.resolver ?? new Resolver({ timeout: 5000, tries: 2 }), identifier.value, wildcard, identities);
   }
 
   async validate(type: string, identifier: Identifier, token: string, keyAuthorization: string): Promise<ValidationResult> {

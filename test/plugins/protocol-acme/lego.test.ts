@@ -18,7 +18,8 @@ import { freePort } from '../../connectors/acme-upstream/pebble.js';
 
 const run = promisify(execFile);
 const dir = tempDir(t, 'cw-lego-');
-const bind = await startBind9(t);
+// `blocked` has a CAA record naming another CA (and its own A record: the wildcard no longer covers it).
+const bind = await startBind9(t, 'acme.test', ['blocked IN CAA 0 issue "other-ca.example"', 'blocked IN A 127.0.0.1']);
 const port = await freePort();
 const httpPort = await freePort();
 const config = await testConfig(t, {
@@ -71,6 +72,14 @@ t.test('lego obtains over dns-01 with RFC 2136 updates to BIND9', async (t) => {
     RFC2136_TTL: '1',
   });
   await verifies(t, 'dns.acme.test');
+});
+
+t.test('CAA naming another CA fails the validation', async (t) => {
+  const failed = await lego(['--domains', 'blocked.acme.test', '--http', '--http.port', `127.0.0.1:${httpPort}`, 'run']).then(
+    () => '',
+    (err: Error) => err.message,
+  );
+  t.match(failed, /urn:ietf:params:acme:error:caa/, 'the authorization fails with a caa problem');
 });
 
 t.test('lego obtains with external account binding on a profile that requires it', async (t) => {
