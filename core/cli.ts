@@ -54,7 +54,7 @@ async function serve(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   try {
     const address = await kernel.listen();
-    kernel.logger.info({ address }, `Certwright listening on ${address}`);
+    kernel.logger.info({ address, ...(kernel.httpsAddress ? { https: kernel.httpsAddress } : {}) }, `Certwright listening on ${address}${kernel.httpsAddress ? ` and ${kernel.httpsAddress}` : ''}`);
   } catch (err) {
     process.stderr.write(`certwright: cannot listen on ${config.server.host}:${config.server.port}: ${(err as Error).message}\n`);
     await kernel.stop();

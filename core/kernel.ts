@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asValue, type AwilixContainer } from 'awilix';
 import type { FastifyInstance } from 'fastify';
@@ -24,6 +24,8 @@ import { openapiRoutes } from './http/routes/openapi.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger } from './log/logger.js';
 import { PluginManager } from './plugins/manager.js';
+import { HttpsListener } from './http/tls/listener.js';
+import { credentialsFromFiles, ensureServerCertificate, serverNames } from './http/tls/server-certificate.js';
 import { enrollmentFacade, lateEnrollmentFacade } from './enrollment/facade.js';
 import { ProvidedServices, type ProtocolRegistration } from './plugins/provided.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -290,11 +292,62 @@ export class Kernel {
     }
   }
 
-  /** Opens the configured port; resolves with the address actually bound. */
+  /** Opens the configured port (and the HTTPS port, server.tls.port); resolves with the HTTP address bound. */
   async listen(): Promise<string> {
     // A served kernel keeps one decode thread ready (tests with injected requests start them on use).
     this.workers.warm();
-    return this.app.listen({ host: this.config.server.host, port: this.config.server.port });
+    const address = await this.app.listen({ host: this.config.server.host, port: this.config.server.port });
+    if (this.config.server.tls.port !== null) {
+      try {
+        this.httpsAddress = await this.startHttps(this.config.server.tls.port);
+        this.logger.info({ address: this.httpsAddress }, `HTTPS on ${this.httpsAddress}`);
+      } catch (err) {
+        // HTTP still serves; the operator reads why HTTPS does not.
+        this.logger.error({ err: (err as Error).message }, 'HTTPS not started');
+      }
+    }
+    return address;
+  }
+
+  /** The HTTPS address bound by listen(), when HTTPS started. */
+  httpsAddress: string | null = null;
+  private https: HttpsListener | undefined;
+  private httpsRenewal: NodeJS.Timeout | undefined;
+
+  private async startHttps(port: number): Promise<string> {
+    const tls = this.config.server.tls;
+    const names = serverNames([...tls.hosts, ...this.config.allowedHosts]);
+    const fromConnector = async () => {
+      const enrollment = this.container.resolve('enrollment') as Enrollment;
+      return ensureServerCertificate({
+        dir: join(this.config.dataDir, 'tls'),
+        names,
+        renewBeforeMs: tls.renewBeforeDays * 86_400_000,
+        now: Date.now(),
+        gateway: enrollment.gateway,
+        tenant: 'default',
+        connector: tls.connector,
+      });
+    };
+    const credentials = tls.certFile && tls.keyFile ? credentialsFromFiles(tls.certFile, tls.keyFile) : await fromConnector();
+    const listener = new HttpsListener(this.app, { host: this.config.server.host, port, requestClientCert: tls.requestClientCert });
+    const address = await listener.start(credentials);
+    this.https = listener;
+    if (!(tls.certFile && tls.keyFile)) {
+      // The platform renews its own certificate: checked twice a day, swapped in without a restart.
+      this.httpsRenewal = setInterval(() => {
+        fromConnector()
+          .then((next) => {
+            if (next.issued) {
+              listener.renew(next);
+              this.logger.info({ notAfter: new Date(next.notAfter).toISOString() }, 'HTTPS certificate renewed');
+            }
+          })
+          .catch((err: Error) => this.logger.error({ err: err.message }, 'HTTPS certificate renewal failed'));
+      }, 12 * 3_600_000);
+      this.httpsRenewal.unref();
+    }
+    return address;
   }
 
   /**
@@ -308,12 +361,19 @@ export class Kernel {
       const force = setTimeout(() => this.app.server.closeAllConnections(), this.config.server.shutdownTimeoutMs);
       // A keep-alive connection whose request finishes during the close would otherwise hold it open
       // until its idle timeout: close connections as soon as they fall idle.
-      const idle = setInterval(() => this.app.server.closeIdleConnections(), 50);
+      const idle = setInterval(() => {
+        this.app.server.closeIdleConnections();
+        this.https?.closeIdle();
+      }, 50);
       force.unref();
       idle.unref();
+      if (this.httpsRenewal) clearInterval(this.httpsRenewal);
+      const forceHttps = setTimeout(() => this.https?.closeAll(), this.config.server.shutdownTimeoutMs);
+      forceHttps.unref();
       try {
-        await this.app.close();
+        await Promise.all([this.app.close(), this.https?.close()]);
       } finally {
+        clearTimeout(forceHttps);
         clearTimeout(force);
         clearInterval(idle);
       }

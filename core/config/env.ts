@@ -17,6 +17,7 @@ const list = (raw: string): unknown =>
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   { name: 'PORT', path: ['server', 'port'], parse: integer },
   { name: 'HOST', path: ['server', 'host'], parse: text },
+  { name: 'TLS_PORT', path: ['server', 'tls', 'port'], parse: (raw) => (raw.trim().toLowerCase() === 'off' ? null : integer(raw)) },
   { name: 'DATABASE_URL', path: ['database', 'url'], parse: text },
   { name: 'ALLOWED_HOSTS', path: ['allowedHosts'], parse: list },
   { name: 'CERTWRIGHT_DATA_DIR', path: ['dataDir'], parse: text },

@@ -11,6 +11,7 @@ export interface CertwrightConfig {
     maxParamLength: number;
     trustProxy: boolean | number | string[];
     shutdownTimeoutMs: number;
+    tls: { port: number | null; certFile: string | null; keyFile: string | null; requestClientCert: boolean; hosts: string[]; connector: string; renewBeforeDays: number };
   };
   /** Absolute after loading. */
   dataDir: string;

@@ -13,7 +13,8 @@ const BIN = join(ROOT, 'bin/certwright.js');
 
 async function cliEnv(t: Test, extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
   const url = await freshDatabaseUrl(t);
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CERTWRIGHT_DATA_DIR: tempDir(t), LOG_LEVEL: 'warn', ...extra };
+  // TLS_PORT 0: HTTPS on a port the system picks (the default 9443 would collide between test files).
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CERTWRIGHT_DATA_DIR: tempDir(t), LOG_LEVEL: 'warn', TLS_PORT: '0', ...extra };
   if (url) env.DATABASE_URL = url;
   return env;
 }

@@ -59,6 +59,8 @@ export async function testConfig(t: TestContext, overrides: DeepPartial<Certwrig
     // No first-start local CA and `default` profile (and their events): the enrollment tests ask for them
     // with ENROLLMENT_BOOTSTRAP.
     pki: { bootstrap: { localCa: false } },
+    // No HTTPS listener on the fixed default port (test files run in parallel); the TLS tests ask for one.
+    server: { tls: { port: null } },
   };
   // Deep, so that overriding database.pool keeps the test database URL.
   return loadConfig({ env: {}, overrides: deepMerge(base, overrides as Tree) as DeepPartial<CertwrightConfig> });
