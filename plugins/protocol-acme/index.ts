@@ -23,12 +23,14 @@ let sweep: (() => Promise<void>) | undefined;
 export default definePlugin({
   register(ctx: PluginContext) {
     const config = (ctx.instances[0]?.config ?? {}) as AcmeConfig;
+    const skipValidation = validationSkipped();
     const now = () => ctx.clock.now();
     const store = new AcmeStore(ctx.db, now);
     const nonces = new NonceStore(ctx.db, now, (config.nonceLifetimeSeconds ?? 3600) * 1000);
     ctx.registries.configTypes.declare(eabPolicyType);
     ctx.registries.configTypes.declare(eabKeyType);
-    const server = new AcmeServer({ store, nonces, enrollment: ctx.enrollment, jobs: ctx.jobs, configObjects: ctx.configObjects, logger: ctx.logger, now, orderLifetimeMs: (config.orderLifetimeHours ?? 168) * 3_600_000 });
+    if (skipValidation) ctx.logger.warn({}, 'ACME validation is SKIPPED (CERTWRIGHT_ACME_SKIP_VALIDATION, NODE_ENV=' + process.env.NODE_ENV + '): every challenge is valid');
+    const server = new AcmeServer({ store, nonces, enrollment: ctx.enrollment, jobs: ctx.jobs, configObjects: ctx.configObjects, logger: ctx.logger, skipValidation, now, orderLifetimeMs: (config.orderLifetimeHours ?? 168) * 3_600_000 });
     const v = config.validation ?? {};
     defineValidationJob(ctx, store, {
       httpPort: v.httpPort ?? 80,
@@ -55,3 +57,14 @@ export default definePlugin({
     await sweep?.();
   },
 });
+
+/**
+ * The switch that makes every challenge valid at once, for benchmarks and tests that measure or exercise
+ * everything but validation: CERTWRIGHT_ACME_SKIP_VALIDATION=1, honoured only with NODE_ENV=test or benchmark.
+ * Set anywhere else, the plugin refuses to load (degraded, with this reason) rather than issue unvalidated.
+ */
+function validationSkipped(): boolean {
+  if (process.env.CERTWRIGHT_ACME_SKIP_VALIDATION !== '1') return false;
+  if (process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'benchmark') return true;
+  throw new Error('CERTWRIGHT_ACME_SKIP_VALIDATION=1 is for tests and benchmarks only (NODE_ENV=test or benchmark): refusing to serve ACME without validation');
+}
