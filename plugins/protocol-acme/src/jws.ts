@@ -74,12 +74,29 @@ export function headerOf(jws: FlattenedJws): ProtectedHeader {
   return h;
 }
 
+/**
+ * Imported account keys by algorithm and JWK: an account signs every request with the same key, and importing
+ * it (an EC point check) cost more than the signature check. Bounded; the oldest entry goes first.
+ */
+const imported = new Map<string, Awaited<ReturnType<typeof importJWK>>>();
+const IMPORTED_MAX = 2048;
+
+async function importOnce(jwk: JWK, alg: string): Promise<Awaited<ReturnType<typeof importJWK>>> {
+  const cacheKey = `${alg}\u0000${JSON.stringify(jwk)}`;
+  const hit = imported.get(cacheKey);
+  if (hit) return hit;
+  const key = await importJWK(jwk, alg);
+  if (imported.size >= IMPORTED_MAX) imported.delete(imported.keys().next().value!);
+  imported.set(cacheKey, key);
+  return key;
+}
+
 /** Verifies the signature with `jwk` (public, no private members); answers the payload. */
 export async function verifyWith(jws: FlattenedJws, header: ProtectedHeader, jwk: JWK): Promise<VerifiedJws> {
   if ('d' in jwk || 'k' in jwk) throw new AcmeProblem('badPublicKey', 'The key is not a public asymmetric key');
   let key;
   try {
-    key = await importJWK(jwk, header.alg);
+    key = await importOnce(jwk, header.alg);
   } catch (err) {
     throw new AcmeProblem('badPublicKey', `The key does not import for ${header.alg}: ${(err as Error).message}`);
   }
