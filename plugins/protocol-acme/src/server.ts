@@ -123,7 +123,10 @@ export class AcmeServer {
     if (!header.kid!.startsWith(prefix)) throw new AcmeProblem('accountDoesNotExist', 'The kid is not an account of this directory');
     const account = await this.deps.store.account('default', call.profile.name, header.kid!.slice(prefix.length));
     if (!account) throw new AcmeProblem('accountDoesNotExist', 'No such account');
-    const verified = await verifyWith(jws, header, account.jwk);
+    // The stored account key: an algorithm it cannot verify means the request is signed by another key.
+    const verified = await verifyWith(jws, header, account.jwk).catch((err: unknown) => {
+      throw err instanceof AcmeProblem && err.type === 'badPublicKey' ? new AcmeProblem('malformed', 'The JWS signature does not verify with the account key') : err;
+    });
     if (account.status !== 'valid') throw new AcmeProblem('unauthorized', `The account is ${account.status}`);
     return { ...verified, account };
   }

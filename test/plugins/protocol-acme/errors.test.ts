@@ -89,6 +89,26 @@ t.test('accounts', async (t) => {
   isProblem(t, await stranger.post(directory, directory.newOrder, { identifiers: [{ type: 'dns', value: 'a.example' }] }), 'accountDoesNotExist', 400);
 });
 
+t.test('key-change rolls the account key over', async (t) => {
+  const holder = await JwsClient.create(kernel.app, base);
+  holder.kid = (await holder.post(directory, directory.newAccount, {})).headers.location as string;
+  const next = await JwsClient.create(kernel.app, base, 'ES384');
+  const inner = JSON.parse(await next.sign(directory.keyChange, { account: holder.kid, oldKey: holder.jwk }, {}));
+  const wrongOld = JSON.parse(await next.sign(directory.keyChange, { account: holder.kid, oldKey: next.jwk }, {}));
+  isProblem(t, await holder.post(directory, directory.keyChange, wrongOld), 'malformed', 400);
+  const changed = await holder.post(directory, directory.keyChange, inner);
+  t.equal(changed.status, 200, 'the account key changed');
+  isProblem(t, await holder.post(directory, holder.kid, null), 'malformed', 400);
+  next.kid = holder.kid;
+  t.equal((await next.post(directory, holder.kid, null)).json.status, 'valid', 'the new key signs for the account');
+  next.kid = undefined;
+  const found = await next.post(directory, directory.newAccount, { onlyReturnExisting: true });
+  t.equal(found.headers.location, holder.kid, 'new-acct with the new key finds the account');
+  const taken = await client.post(directory, directory.keyChange, JSON.parse(await next.sign(directory.keyChange, { account: client.kid, oldKey: client.jwk }, {})));
+  t.equal(taken.status, 409, 'a key another account holds: 409');
+  t.equal(taken.headers.location, holder.kid, 'naming that account');
+});
+
 t.test('orders, challenges and finalize', async (t) => {
   isProblem(t, await client.post(directory, directory.newOrder, { identifiers: [{ type: 'dns', value: 'not a name' }] }), 'rejectedIdentifier', 400);
   isProblem(t, await client.post(directory, directory.newOrder, { identifiers: [{ type: 'email', value: 'a@b.example' }] }), 'unsupportedIdentifier', 400);
