@@ -1,5 +1,6 @@
 /**
- * lego 4.9.1 (Debian's package) against the ACME server: http-01 with lego's own server on a loopback port,
+ * lego 4.9.1 (Debian's package) against the ACME server: http-01 and tls-alpn-01 (RFC 8737) with lego's own servers on
+ * loopback ports,
  * and dns-01 through lego's RFC 2136 provider publishing the TXT record in a BIND9 the test starts (the
  * server's dns-01 lookups and the http-01 name resolution ask that BIND9 too). Each certificate verifies with
  * openssl against the issuer chain lego saved. With external account binding, on a profile requiring it: an EAB
@@ -22,11 +23,12 @@ const dir = tempDir(t, 'cw-lego-');
 const bind = await startBind9(t, 'acme.test', ['blocked IN CAA 0 issue "other-ca.example"', 'blocked IN A 127.0.0.1']);
 const port = await freePort();
 const httpPort = await freePort();
+const tlsPort = await freePort();
 const config = await testConfig(t, {
   ...ENROLLMENT_BOOTSTRAP,
   server: { host: '127.0.0.1', port },
   scheduler: { processEveryMs: 200 },
-  plugins: { instances: { 'protocol-acme': [{ name: 'acme', config: { validation: { httpPort, dnsServers: [`127.0.0.1:${bind.port}`], retries: 3, retryDelayMs: 500 } } }] } },
+  plugins: { instances: { 'protocol-acme': [{ name: 'acme', config: { validation: { httpPort, tlsAlpnPort: tlsPort, dnsServers: [`127.0.0.1:${bind.port}`], retries: 3, retryDelayMs: 500 } } }] } },
 });
 const kernel = await bootKernel(t, {}, { config });
 await kernel.listen();
@@ -59,6 +61,11 @@ async function verifies(t: Test, domain: string, path = join(dir, 'lego')): Prom
 t.test('lego obtains over http-01', async (t) => {
   await lego(['--domains', 'web.acme.test', '--http', '--http.port', `127.0.0.1:${httpPort}`, 'run']);
   await verifies(t, 'web.acme.test');
+});
+
+t.test('lego obtains over tls-alpn-01', async (t) => {
+  await lego(['--domains', 'alpn.acme.test', '--tls', '--tls.port', `127.0.0.1:${tlsPort}`, 'run']);
+  await verifies(t, 'alpn.acme.test');
 });
 
 t.test('lego obtains over dns-01 with RFC 2136 updates to BIND9', async (t) => {
