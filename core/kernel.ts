@@ -194,6 +194,8 @@ export class Kernel {
         configObjects: asValue(configObjects),
         proxies: asValue(proxies),
         clock: asValue(clock),
+        // What protocol plugins get as ctx.enrollment (bound once enrollment is registered).
+        enrollmentFacade: asValue(pluginEnrollment),
         hostPolicy: asValue(currentPolicy),
         setHostPolicy: asValue((next: HostPolicy) => {
           hostPolicy = next;

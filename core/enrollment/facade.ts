@@ -134,6 +134,14 @@ export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
       return outcomeOf(tenant, await workflows.answer(tenant, stored, null));
     },
 
+    async consumeChallenge(challenge, csrPem, tenant = DEFAULT_TENANT) {
+      try {
+        return await outcomeOf(tenant, await workflows.consumeChallenge(tenant, { challenge, csr: csrPem }));
+      } catch (err) {
+        return refusalOf(err);
+      }
+    },
+
     async caChain(name, tenant = DEFAULT_TENANT) {
       const profile = await profiles.get(tenant, name);
       if (!profile) return [];
@@ -172,6 +180,7 @@ export function lateEnrollmentFacade(): EnrollmentFacade & { bind(facade: Enroll
     revoke: (...a) => current().revoke(...a),
     request: (...a) => current().request(...a),
     caChain: (...a) => current().caChain(...a),
+    consumeChallenge: (...a) => current().consumeChallenge(...a),
     certificate: (...a) => current().certificate(...a),
   };
 }

@@ -65,7 +65,7 @@ export function registerAcmeRoutes(scope: RouteScope, deps: { server: AcmeServer
 
   /** Runs a handler with the profile resolved; every failure becomes a problem document. */
   const handle =
-    (fn: (req: Req, reply: Reply, call: Call) => Promise<unknown>, options: { nonce?: boolean } = {}) =>
+    (fn: (req: Req, reply: Reply, call: Call) => Promise<unknown>) =>
     async (req: Req, reply: Reply): Promise<unknown> => {
       let call: Call | null = null;
       try {
@@ -73,7 +73,7 @@ export function registerAcmeRoutes(scope: RouteScope, deps: { server: AcmeServer
         if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').toLowerCase().startsWith(JOSE)) {
           throw new AcmeProblem('malformed', `ACME requests are ${JOSE}`, { status: 415 });
         }
-        if (options.nonce !== false) await withNonce(reply, call);
+        await withNonce(reply, call);
         return await fn(req, reply, call);
       } catch (err) {
         return problem(reply, call, err);
@@ -90,12 +90,12 @@ export function registerAcmeRoutes(scope: RouteScope, deps: { server: AcmeServer
   const route = (method: string | string[], url: string, summary: string, handler: (req: Req, reply: Reply) => Promise<unknown>) =>
     scope.route({ method, url, schema: { tags, summary }, config: { access: 'public' }, handler: handler as (request: unknown, reply: unknown) => unknown });
 
-  route('GET', '/acme/:profile/directory', 'ACME directory (RFC 8555 §7.1.1)', handle(async (_req, reply, call) => json(reply, 200, await server.directory(call)), { nonce: false }));
+  route('GET', '/acme/:profile/directory', 'ACME directory (RFC 8555 §7.1.1)', handle(async (_req, reply, call) => json(reply, 200, await server.directory(call))));
 
   route('GET', '/acme/:profile/renewal-info/:certId', 'ACME Renewal Information: the suggested renewal window (RFC 9773)', handle(async (req, reply, call) => {
     reply.header('retry-after', '21600');
     return json(reply, 200, await server.renewalInfo(call, req.params.certId!));
-  }, { nonce: false }));
+  }));
 
   route(['GET', 'HEAD'], '/acme/:profile/new-nonce', 'A fresh replay nonce (RFC 8555 §7.2)', handle(async (req, reply) => reply.code(req.method === 'HEAD' ? 200 : 204).send()));
 
@@ -107,6 +107,11 @@ export function registerAcmeRoutes(scope: RouteScope, deps: { server: AcmeServer
   route('POST', '/acme/acct/:profile/:accountId', 'Read, update or deactivate an account (RFC 8555 §7.3.2, §7.3.6)', handle(async (req, reply, call) => {
     const body = await server.updateAccount(call, req.params.accountId!, req.body);
     return json(reply, 200, body, server.urls(call).account(req.params.accountId!));
+  }));
+
+  // Any other resource under an account URL (the spec's `*restUri`): none exists, answered as ACME answers it.
+  route('POST', '/acme/acct/:profile/:accountId/*', 'No other resource lives under an account (404 malformed)', handle(async () => {
+    throw new AcmeProblem('malformed', 'No such resource under this account', { status: 404 });
   }));
 
   route('POST', '/acme/:profile/key-change', 'Roll over the account key (RFC 8555 §7.3.5)', handle(async (req, reply, call) => json(reply, 200, await server.keyChange(call, req.body))));

@@ -69,6 +69,12 @@ export interface EnrollmentFacade {
   request(requestId: string, tenant?: string): Promise<EnrollmentOutcome | null>;
   /** The CA chain of the profile's PKI connector, issuing CA first, PEM. */
   caChain(profile: string, tenant?: string): Promise<string[]>;
+  /**
+   * Spends a one-time challenge (a WebRA request approved in challenge mode, its `password.value`) with the CSR
+   * it was given for: the request's certificate is issued. A refusal when the challenge is unknown, spent or
+   * expired (CHAL-…), or when the CSR breaks the profile.
+   */
+  consumeChallenge(challenge: string, csrPem: string, tenant?: string): Promise<EnrollmentOutcome | EnrollmentRefusal>;
   /** Whether the certificate (PEM) is in the inventory, under which profile, and revoked or not; null when unknown. */
   certificate(certificatePem: string, tenant?: string): Promise<{ id: string; profile: string | null; revoked: boolean } | null>;
 }

@@ -49,6 +49,8 @@ t.test('directory and nonces', async (t) => {
   t.equal(get.status, 204);
   t.not(head.headers['replay-nonce'], get.headers['replay-nonce'], 'each answer has its own nonce');
   t.match(get.headers.link, /rel="index"/);
+  const again = await client.request('GET', `${base}/acme/default/directory`);
+  t.match(again.headers['replay-nonce'], /^[A-Za-z0-9_-]{20,}$/, 'the directory answer carries a nonce too');
   const unknown = await client.request('GET', `${base}/acme/nope/directory`);
   t.equal(unknown.status, 404, 'a profile without ACME has no directory');
 });
@@ -156,6 +158,13 @@ t.test('a wrong key authorization fails the authorization', async (t) => {
   const challenge = (await client.post(directory, http.url, null)).json;
   t.equal(challenge.error.type, 'urn:ietf:params:acme:error:incorrectResponse');
   t.equal((await client.post(directory, ordered.headers.location as string, null)).json.status, 'invalid', 'so does the order');
+});
+
+t.test('other resources and oversized bodies', async (t) => {
+  isProblem(t, await client.post(directory, `${client.kid}/elsewhere`, null), 'malformed', 404);
+  const huge = await client.request('POST', directory.newOrder, { body: JSON.stringify({ protected: 'a'.repeat(70_000), payload: '', signature: '' }) });
+  t.equal(huge.status, 413, 'a body over 64 KiB: 413');
+  t.equal(huge.headers['content-type'], 'application/problem+json', 'as a problem');
 });
 
 t.test('revocation errors', async (t) => {
