@@ -12,7 +12,8 @@ import { createServer } from 'node:http';
 import acme from 'acme-client';
 import t from 'tap';
 import { startBind9 } from '../../helpers/bind9.js';
-import { ADMIN_HEADERS, bootKernel, ENROLLMENT_BOOTSTRAP, testConfig } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS } from '../../helpers/kernel.js';
+import { acmeKernel } from './acme-kernel.js';
 import { caller } from '../../helpers/security.js';
 import { freePort } from '../../connectors/acme-upstream/pebble.js';
 
@@ -26,15 +27,7 @@ const httpPort = await freePort();
 await new Promise<void>((resolve) => challengeServer.listen(httpPort, '127.0.0.1', resolve));
 t.teardown(() => new Promise<void>((resolve) => challengeServer.close(() => resolve())));
 const bind = await startBind9(t);
-const port = await freePort();
-const config = await testConfig(t, {
-  ...ENROLLMENT_BOOTSTRAP,
-  server: { host: '127.0.0.1', port },
-  scheduler: { processEveryMs: 200 },
-  plugins: { instances: { 'protocol-acme': [{ name: 'acme', config: { validation: { httpPort, dnsServers: [`127.0.0.1:${bind.port}`], retries: 1, retryDelayMs: 500 } } }] } },
-});
-const kernel = await bootKernel(t, {}, { config });
-await kernel.listen();
+const { kernel, port } = await acmeKernel(t, { bind, httpPort });
 const admin = caller(kernel, { ...ADMIN_HEADERS, host: '127.0.0.1' });
 for (const body of [
   { name: 'short', pkiConnector: 'local-ca', validityDays: 6, description: 'Six-day certificates', protocols: { acme: { enabled: true } } },

@@ -14,24 +14,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { startBind9 } from '../../helpers/bind9.js';
-import { bootKernel, ENROLLMENT_BOOTSTRAP, tempDir, testConfig } from '../../helpers/kernel.js';
+import { tempDir } from '../../helpers/kernel.js';
+import { acmeKernel } from './acme-kernel.js';
 import { freePort } from '../../connectors/acme-upstream/pebble.js';
 import type { CertificateRepository } from '../../../core/inventory/repository.js';
 
 const run = promisify(execFile);
 const dir = tempDir(t, 'cw-certbot-');
 const bind = await startBind9(t);
-const port = await freePort();
 const httpPort = await freePort();
-const config = await testConfig(t, {
-  ...ENROLLMENT_BOOTSTRAP,
-  server: { host: '127.0.0.1', port },
-  scheduler: { processEveryMs: 200 },
-  plugins: { instances: { 'protocol-acme': [{ name: 'acme', config: { validation: { httpPort, dnsServers: [`127.0.0.1:${bind.port}`], retries: 1, retryDelayMs: 500 } } }] } },
-});
-const kernel = await bootKernel(t, {}, { config });
-await kernel.listen();
-const directory = `http://127.0.0.1:${port}/acme/default/directory`;
+const { kernel, directory } = await acmeKernel(t, { bind, httpPort });
 
 async function certbot(args: string[]): Promise<string> {
   const common = ['--config-dir', join(dir, 'config'), '--work-dir', join(dir, 'work'), '--logs-dir', join(dir, 'logs'), '-n'];
@@ -50,13 +42,13 @@ async function certbot(args: string[]): Promise<string> {
   }
 }
 
-const live = (file: string) => join(dir, 'config', 'live', 'www.acme.test', file);
+const live = (file: string, name = 'www.acme.test') => join(dir, 'config', 'live', name, file);
 
 /** openssl verify against the root (last certificate of the chain certbot saved), the rest untrusted. */
-async function verifies(t: Test): Promise<void> {
-  const chain = readFileSync(live('chain.pem'), 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+async function verifies(t: Test, name = 'www.acme.test'): Promise<void> {
+  const chain = readFileSync(live('chain.pem', name), 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
   writeFileSync(join(dir, 'root.pem'), chain[chain.length - 1]! + '\n');
-  const { stdout } = await run('openssl', ['verify', '-CAfile', join(dir, 'root.pem'), '-untrusted', live('chain.pem'), live('cert.pem')], { encoding: 'utf8' });
+  const { stdout } = await run('openssl', ['verify', '-CAfile', join(dir, 'root.pem'), '-untrusted', live('chain.pem', name), live('cert.pem', name)], { encoding: 'utf8' });
   t.match(stdout, /cert\.pem: OK/, 'openssl verifies the certificate against the chain the directory published');
 }
 
@@ -83,6 +75,7 @@ t.test('certbot obtains over dns-01 with its RFC 2136 plugin and BIND9', async (
   await certbot(['certonly', '--dns-rfc2136', '--dns-rfc2136-credentials', ini, '--dns-rfc2136-propagation-seconds', '1', '-d', 'txt.acme.test', '--server', directory, '--agree-tos', '--register-unsafely-without-email']);
   const file = join(dir, 'config', 'live', 'txt.acme.test', 'cert.pem');
   t.match(new X509Certificate(readFileSync(file)).subjectAltName ?? '', /DNS:txt\.acme\.test/, 'the certificate names the domain validated over dns-01');
+  await verifies(t, 'txt.acme.test');
 });
 
 t.test('certbot renews with --force-renewal', async (t) => {

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { startBind9 } from '../../helpers/bind9.js';
-import { bootKernel, ENROLLMENT_BOOTSTRAP, tempDir, testConfig } from '../../helpers/kernel.js';
+import { tempDir } from '../../helpers/kernel.js';
+import { acmeKernel } from './acme-kernel.js';
 import { freePort } from '../../connectors/acme-upstream/pebble.js';
 import type { CertificateRepository } from '../../../core/inventory/repository.js';
 
@@ -22,7 +23,6 @@ const wellKnown = join(dir, 'well-known');
 mkdirSync(wellKnown);
 mkdirSync(join(dir, 'base'));
 const bind = await startBind9(t);
-const port = await freePort();
 const httpPort = await freePort();
 
 // dehydrated's WELLKNOWN directory, served as /.well-known/acme-challenge/<token>.
@@ -38,14 +38,7 @@ const files = createServer((req, res) => {
 await new Promise<void>((resolve) => files.listen(httpPort, '127.0.0.1', resolve));
 t.teardown(() => new Promise<void>((resolve) => files.close(() => resolve())));
 
-const config = await testConfig(t, {
-  ...ENROLLMENT_BOOTSTRAP,
-  server: { host: '127.0.0.1', port },
-  scheduler: { processEveryMs: 200 },
-  plugins: { instances: { 'protocol-acme': [{ name: 'acme', config: { validation: { httpPort, dnsServers: [`127.0.0.1:${bind.port}`], retries: 1, retryDelayMs: 500 } } }] } },
-});
-const kernel = await bootKernel(t, {}, { config });
-await kernel.listen();
+const { kernel, port } = await acmeKernel(t, { bind, httpPort });
 
 const configFile = join(dir, 'config');
 writeFileSync(

@@ -14,25 +14,17 @@ import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { startBind9 } from '../../helpers/bind9.js';
 import { randomBytes } from 'node:crypto';
-import { ADMIN_HEADERS, bootKernel, ENROLLMENT_BOOTSTRAP, tempDir, testConfig } from '../../helpers/kernel.js';
+import { ADMIN_HEADERS, tempDir } from '../../helpers/kernel.js';
+import { acmeKernel } from './acme-kernel.js';
 import { freePort } from '../../connectors/acme-upstream/pebble.js';
 
 const run = promisify(execFile);
 const dir = tempDir(t, 'cw-lego-');
 // `blocked` has a CAA record naming another CA (and its own A record: the wildcard no longer covers it).
 const bind = await startBind9(t, 'acme.test', ['blocked IN CAA 0 issue "other-ca.example"', 'blocked IN A 127.0.0.1']);
-const port = await freePort();
 const httpPort = await freePort();
 const tlsPort = await freePort();
-const config = await testConfig(t, {
-  ...ENROLLMENT_BOOTSTRAP,
-  server: { host: '127.0.0.1', port },
-  scheduler: { processEveryMs: 200 },
-  plugins: { instances: { 'protocol-acme': [{ name: 'acme', config: { validation: { httpPort, tlsAlpnPort: tlsPort, dnsServers: [`127.0.0.1:${bind.port}`], retries: 3, retryDelayMs: 500 } } }] } },
-});
-const kernel = await bootKernel(t, {}, { config });
-await kernel.listen();
-const server = `http://127.0.0.1:${port}/acme/default/directory`;
+const { kernel, port, directory: server } = await acmeKernel(t, { bind, httpPort, tlsAlpnPort: tlsPort, retries: 3 });
 
 async function lego(args: string[], env: Record<string, string> = {}, directory = server): Promise<string> {
   try {
