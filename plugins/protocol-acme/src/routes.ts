@@ -90,14 +90,15 @@ export function registerAcmeRoutes(scope: RouteScope, deps: { server: AcmeServer
   const route = (method: string | string[], url: string, summary: string, handler: (req: Req, reply: Reply) => Promise<unknown>) =>
     scope.route({ method, url, schema: { tags, summary }, config: { access: 'public' }, handler: handler as (request: unknown, reply: unknown) => unknown });
 
-  route('GET', '/acme/:profile/directory', 'ACME directory (RFC 8555 §7.1.1)', handle(async (_req, reply, call) => json(reply, 200, await server.directory(call))));
+  // RFC 8555 §6.3: the directory and newNonce answer GET and POST-as-GET alike (the body is not needed).
+  route(['GET', 'POST'], '/acme/:profile/directory', 'ACME directory (RFC 8555 §7.1.1)', handle(async (_req, reply, call) => json(reply, 200, await server.directory(call))));
 
   route('GET', '/acme/:profile/renewal-info/:certId', 'ACME Renewal Information: the suggested renewal window (RFC 9773)', handle(async (req, reply, call) => {
     reply.header('retry-after', '21600');
     return json(reply, 200, await server.renewalInfo(call, req.params.certId!));
   }));
 
-  route(['GET', 'HEAD'], '/acme/:profile/new-nonce', 'A fresh replay nonce (RFC 8555 §7.2)', handle(async (req, reply) => reply.code(req.method === 'HEAD' ? 200 : 204).send()));
+  route(['GET', 'HEAD', 'POST'], '/acme/:profile/new-nonce', 'A fresh replay nonce (RFC 8555 §7.2)', handle(async (req, reply) => reply.code(req.method === 'HEAD' ? 200 : 204).send()));
 
   route('POST', '/acme/:profile/new-acct', 'Create or find an account (RFC 8555 §7.3)', handle(async (req, reply, call) => {
     const out = await server.newAccount(call, req.body);

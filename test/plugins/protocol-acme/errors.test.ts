@@ -51,6 +51,10 @@ t.test('directory and nonces', async (t) => {
   t.match(get.headers.link, /rel="index"/);
   const again = await client.request('GET', `${base}/acme/default/directory`);
   t.match(again.headers['replay-nonce'], /^[A-Za-z0-9_-]{20,}$/, 'the directory answer carries a nonce too');
+  const posted = await client.request('POST', `${base}/acme/default/directory`, { body: await client.sign(`${base}/acme/default/directory`, null, { nonce: await client.nonce(directory) }) });
+  t.same(posted.json, directory, 'POST-as-GET on the directory (RFC 8555 §6.3)');
+  const postNonce = await client.request('POST', directory.newNonce, { body: await client.sign(directory.newNonce, null, { nonce: await client.nonce(directory) }) });
+  t.equal(postNonce.status, 204, 'and on newNonce');
   const unknown = await client.request('GET', `${base}/acme/nope/directory`);
   t.equal(unknown.status, 404, 'a profile without ACME has no directory');
 });
@@ -86,6 +90,13 @@ t.test('accounts', async (t) => {
   client.kid = location;
   const read = await client.post(directory, location, null);
   t.equal(read.json.status, 'valid', 'POST-as-GET reads the account');
+  const updated = await client.post(directory, location, { contact: ['mailto:pki@example.com'] });
+  t.same(updated.json.contact, ['mailto:pki@example.com'], 'contacts updated');
+  isProblem(t, await client.post(directory, location, { status: 'revoked' }), 'malformed', 400);
+  const leaving = await JwsClient.create(kernel.app, base);
+  leaving.kid = (await leaving.post(directory, directory.newAccount, {})).headers.location as string;
+  t.equal((await leaving.post(directory, leaving.kid, { status: 'deactivated' })).json.status, 'deactivated', 'an account deactivates itself');
+  isProblem(t, await leaving.post(directory, directory.newOrder, { identifiers: [{ type: 'dns', value: 'a.example' }] }), 'unauthorized', 403);
   const stranger = await JwsClient.create(kernel.app, base);
   stranger.kid = `${base}/acme/acct/default/nope`;
   isProblem(t, await stranger.post(directory, directory.newOrder, { identifiers: [{ type: 'dns', value: 'a.example' }] }), 'accountDoesNotExist', 400);
@@ -119,6 +130,9 @@ t.test('orders, challenges and finalize', async (t) => {
   t.equal(ordered.status, 201);
   const order = ordered.json;
   t.equal(order.status, 'pending');
+  const list = await client.post(directory, `${client.kid}/orders`, null);
+  t.ok(list.json.orders.includes(ordered.headers.location), "the account's orders list it");
+  isProblem(t, await client.request('GET', `${client.kid}/orders`), 'malformed', 405);
   const dir = tempDir(t, 'cw-acme-csr-');
   execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'k.pem'), '-subj', '/', '-addext', 'subjectAltName=IP:127.0.0.1', '-outform', 'DER', '-out', join(dir, 'csr.der')]);
   const csr = readFileSync(join(dir, 'csr.der')).toString('base64url');
