@@ -33,6 +33,7 @@ export default definePlugin({
     const server = new AcmeServer({ store, nonces, enrollment: ctx.enrollment, jobs: ctx.jobs, configObjects: ctx.configObjects, logger: ctx.logger, skipValidation, now, orderLifetimeMs: (config.orderLifetimeHours ?? 168) * 3_600_000 });
     const v = config.validation ?? {};
     defineValidationJob(ctx, store, {
+      allowPrivateNetworks: v.allowPrivateNetworks ?? true,
       httpPort: v.httpPort ?? 80,
       tlsAlpnPort: v.tlsAlpnPort ?? 443,
       dnsServers: v.dnsServers ?? [],

@@ -19,6 +19,7 @@ export type * from './contracts/storage.js';
 export type * from './contracts/jobs.js';
 export type * from './config-objects.js';
 export { DEFAULT_EGRESS_POLICY, egressPolicyFrom } from './egress-policy.js';
+export { classifyAddress } from './address-class.js';
 export type { EgressPolicy, ConfiguredRequest, ConfiguredResponse } from './egress-policy.js';
 export { postJson, deliveryFromStatus, deliveryFromError } from './channels/http-delivery.js';
 export type { JsonPostOptions } from './channels/http-delivery.js';

@@ -11,11 +11,13 @@ import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { classifyAddress } from '@certwright/sdk';
 import { checkCaa } from './caa.js';
 import { problemOf, type ProblemDocument } from './problems.js';
 import type { Identifier } from './store.js';
 
 export interface ValidationSettings {
+  allowPrivateNetworks: boolean;
   httpPort: number;
   tlsAlpnPort: number;
   dnsServers: string[];
@@ -30,6 +32,9 @@ const fail = (retryable: boolean, type: Parameters<typeof problemOf>[0], detail:
 export const digestOf = (keyAuthorization: string): Buffer => createHash('sha256').update(keyAuthorization).digest();
 
 const ACME_IDENTIFIER_OID = '1.3.6.1.5.5.7.1.31';
+
+/** An identifier whose every address is one validation must not connect to: final, not retried. */
+class RefusedAddress extends Error {}
 
 export class Validator {
   private readonly resolver: Resolver | null;
@@ -54,19 +59,29 @@ export class Validator {
       if (type === 'tls-alpn-01') return await this.tlsAlpn01(identifier, keyAuthorization);
       return fail(false, 'malformed', `Unknown challenge type ${type}`);
     } catch (err) {
+      if (err instanceof RefusedAddress) return fail(false, 'rejectedIdentifier', err.message);
       return fail(true, 'connection', `${type} for ${identifier.value}: ${(err as Error).message}`);
     }
   }
 
-  /** Addresses of a name: the configured resolvers, else the system's lookup (hosts file included). */
+  /**
+   * Addresses of a name: the configured resolvers, else the system's lookup (hosts file included); only those
+   * the validation may connect to (classifyAddress: never cloud metadata, private ones when allowed).
+   */
   async addressesOf(identifier: Identifier): Promise<string[]> {
-    if (identifier.type === 'ip') return [identifier.value];
-    if (this.resolver) {
+    let found: string[];
+    if (identifier.type === 'ip') found = [identifier.value];
+    else if (this.resolver) {
       const v4 = await this.resolver.resolve4(identifier.value).catch(() => [] as string[]);
       const v6 = v4.length ? [] : await this.resolver.resolve6(identifier.value).catch(() => [] as string[]);
-      return [...v4, ...v6];
-    }
-    return (await lookup(identifier.value, { all: true }).catch(() => [])).map((a) => a.address);
+      found = [...v4, ...v6];
+    } else found = (await lookup(identifier.value, { all: true }).catch(() => [])).map((a) => a.address);
+    const usable = found.filter((a) => {
+      const kind = classifyAddress(a);
+      return kind === null || (!kind.always && this.settings.allowPrivateNetworks);
+    });
+    if (found.length && !usable.length) throw new RefusedAddress(`${identifier.value} resolves only to addresses validation does not connect to (${found.map((a) => classifyAddress(a)?.label ?? a).join(', ')})`);
+    return usable;
   }
 
   private async http01(identifier: Identifier, token: string, keyAuthorization: string): Promise<ValidationResult> {
