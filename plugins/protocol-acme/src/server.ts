@@ -2,7 +2,7 @@
  * The ACME resources (RFC 8555 §7): directory, nonces, accounts, orders, authorizations, challenges,
  * finalize, certificates and revocation, for every profile with `protocols.acme.enabled`.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey, X509Certificate, type JsonWebKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { JWK } from 'jose';
 import type { EnrollmentFacade, JobsFacade, PluginConfigObjects, PluginLogger, ProtocolProfile } from '@certwright/sdk';
@@ -505,7 +505,7 @@ export class AcmeServer {
     if (account) {
       const order = await this.deps.store.orderByCertificate('default', thumbprintOfPem(pem));
       if (!order || order.accountId !== account.id) throw new AcmeProblem('unauthorized', 'The account did not order this certificate');
-    } else if (!(await keyMatchesCertificate(jwk, der))) throw new AcmeProblem('unauthorized', "The JWS is signed neither by the account nor by the certificate's key");
+    } else if (!keyMatchesCertificate(jwk, der)) throw new AcmeProblem('unauthorized', "The JWS is signed neither by the account nor by the certificate's key");
     const outcome = await this.deps.enrollment.revoke({ protocol: 'acme', certificatePem: pem, requester: account ? `acme:${account.id}` : 'acme:certificate-key', reason });
     if ('refused' in outcome) {
       if (outcome.code === 'WEBRA-REVOKE-005') throw new AcmeProblem('alreadyRevoked', 'The certificate is already revoked');
@@ -521,11 +521,10 @@ export function thumbprintOfPem(pem: string): string {
   return createHash('sha1').update(Buffer.from(b64, 'base64')).digest('hex');
 }
 
-async function keyMatchesCertificate(jwk: JWK, der: Buffer): Promise<boolean> {
-  const { X509Certificate, createPublicKey } = await import('node:crypto');
+function keyMatchesCertificate(jwk: JWK, der: Buffer): boolean {
   try {
     const certKey = new X509Certificate(der).publicKey.export({ type: 'spki', format: 'der' });
-    const jwsKey = createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'der' });
+    const jwsKey = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'der' });
     return Buffer.from(certKey).equals(Buffer.from(jwsKey));
   } catch {
     return false;

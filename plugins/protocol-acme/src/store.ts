@@ -69,6 +69,9 @@ export interface Order {
 }
 
 type Row = Record<string, unknown>;
+
+/** A LIKE pattern for "contains `text`", its wildcards escaped with `!` (the same on SQLite and MySQL). */
+const contains = (text: string): string => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 const json = <T>(v: unknown, fallback: T): T => (typeof v === 'string' && v !== '' ? (JSON.parse(v) as T) : fallback);
 
 const accountOf = (r: Row): Account => ({
@@ -171,7 +174,7 @@ export class AcmeStore {
     if (f.profile) q.andWhere('profile', f.profile);
     if (f.status) q.andWhere('status', f.status);
     if (f.eabKid) q.andWhere('eab_kid', f.eabKid);
-    if (f.contact) q.andWhere('contact', 'like', `%${f.contact.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (f.contact) q.andWhereRaw("contact LIKE ? ESCAPE '!'", [contains(f.contact)]);
     return ((await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(offset).limit(limit)) as Row[]).map(accountOf);
   }
 
@@ -187,7 +190,7 @@ export class AcmeStore {
     if (f.profile) q.andWhere('profile', f.profile);
     if (f.account) q.andWhere('account_id', f.account);
     if (f.status) q.andWhere('status', f.status);
-    if (f.identifier) q.andWhere('identifiers', 'like', `%${JSON.stringify(f.identifier).slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (f.identifier) q.andWhereRaw("identifiers LIKE ? ESCAPE '!'", [contains(JSON.stringify(f.identifier).slice(1, -1))]);
     const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(offset).limit(limit)) as Row[];
     return rows.map((r) => ({ ...orderOf(r), certificateThumbprint: (r.certificate_thumbprint as string | null) ?? null }));
   }

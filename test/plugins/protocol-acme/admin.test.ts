@@ -42,6 +42,8 @@ t.test('lists and filters', async (t) => {
   t.match(accounts, { page: 1, pageSize: 50, hasMore: false });
   t.match(accounts.results, [{ _id: accountId, profile: 'default', status: 'valid', contact: ['mailto:web@example.com'] }]);
   t.equal((await admin('GET', '/api/v1/acme/accounts/?contact=nobody')).json().results.length, 0, 'a contact filter');
+  t.equal((await admin('GET', '/api/v1/acme/accounts/?contact=web%40example')).json().results.length, 1, 'matching part of an address');
+  t.equal((await admin('GET', '/api/v1/acme/accounts/?contact=web%25example')).json().results.length, 0, 'a % in the filter is a character, not a wildcard');
   const orders = (await admin('GET', '/api/v1/acme/orders/?identifier=www.example.com')).json();
   t.match(orders.results, [{ _id: orderId, account: accountId, status: 'pending', identifiers: [{ type: 'dns', value: 'www.example.com' }] }]);
   t.equal((await admin('GET', '/api/v1/acme/orders/?status=valid')).json().results.length, 0, 'a status filter');
