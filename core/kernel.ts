@@ -421,8 +421,6 @@ async function mountProtocol(app: FastifyInstance, registration: ProtocolRegistr
  */
 function protocolRouteCapability(manifest: PluginManifest, options: { url: string; config?: Record<string, unknown> }): RouteCapability {
   const access = options.config?.access as { permission?: unknown } | undefined;
-  const admin = typeof access?.permission === 'string' && access.permission.startsWith('configuration:');
-  if (!admin) return manifest.capability!;
-  if (!options.url.startsWith('/api/v1/')) throw new Error(`administration route ${options.url} must be under /api/v1/`);
-  return 'configuration';
+  const admin = typeof access?.permission === 'string' && access.permission.startsWith('configuration:') && options.url.startsWith('/api/v1/');
+  return admin ? 'configuration' : manifest.capability!;
 }

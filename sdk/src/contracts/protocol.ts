@@ -6,7 +6,8 @@
  * Protocol routes are public (the protocol authenticates its clients). An administration route of the
  * protocol (its accounts, orders…) sets `config.access: { permission: 'configuration:<section>:read|write' }`
  * and a URL under `/api/v1/`: the kernel then gates it to capability `configuration` and the authorizer
- * checks the permission, as for every core administration route (since SDK 1.8).
+ * checks the permission, as for every core administration route (since SDK 1.8). Any other route answers on
+ * the manifest's capability, its declared access checked by the authorizer.
  */
 export interface RouteScope {
   route(options: {
