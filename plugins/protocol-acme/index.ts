@@ -18,8 +18,6 @@ interface AcmeConfig {
   validation?: Partial<ValidationSettings> & { retries?: number; retryDelayMs?: number };
 }
 
-let sweep: (() => Promise<void>) | undefined;
-
 export default definePlugin({
   register(ctx: PluginContext) {
     const config = (ctx.instances[0]?.config ?? {}) as AcmeConfig;
@@ -41,21 +39,12 @@ export default definePlugin({
       retries: v.retries ?? 5,
       retryDelayMs: v.retryDelayMs ?? 5000,
     });
-    ctx.jobs.define('acme-nonce-sweep', async () => {
-      await nonces.sweep();
-    });
-    sweep = async () => {
-      await ctx.jobs.every('1 hour', 'acme-nonce-sweep');
-    };
     ctx.registries.protocols.register({
       registerRoutes: (scope) => {
         registerAcmeRoutes(scope, { server, nonces, enrollment: ctx.enrollment, logger: ctx.logger });
         registerAdminRoutes(scope, { store, enrollment: ctx.enrollment });
       },
     });
-  },
-  async start() {
-    await sweep?.();
   },
 });
 

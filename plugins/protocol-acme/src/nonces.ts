@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PluginDatabase } from '@certwright/sdk';
 
+const SWEEP_EVERY = 1000;
+
 /**
  * Replay nonces (RFC 8555 §6.5) in the database with an expiry: any node accepts a nonce another issued,
  * and a nonce is accepted once (the DELETE that finds it is the acceptance).
@@ -12,9 +14,14 @@ export class NonceStore {
     private readonly lifetimeMs: number,
   ) {}
 
+  private issued = 0;
+
   async issue(): Promise<string> {
     const nonce = randomBytes(18).toString('base64url');
     await this.db('acme_nonces').insert({ nonce, expires_at: this.now() + this.lifetimeMs });
+    // Unused nonces are dropped as they are made (one sweep per SWEEP_EVERY issued, on the expiry index), so the
+    // table holds about a lifetime's worth without a job of its own.
+    if (++this.issued % SWEEP_EVERY === 0) await this.sweep();
     return nonce;
   }
 
@@ -25,7 +32,7 @@ export class NonceStore {
     return deleted === 1;
   }
 
-  /** Drops expired nonces (the sweep job). */
+  /** Drops expired nonces. */
   async sweep(): Promise<number> {
     return this.db('acme_nonces').where('expires_at', '<=', this.now()).delete();
   }
