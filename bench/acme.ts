@@ -70,7 +70,10 @@ async function onCertwright(jobs: Job[], databaseUrl: string | null): Promise<nu
   });
   try {
     await waitUntilAnswering(kernel, `http://${LOOPBACK}:${port}/acme/default/directory`, { host: 'localhost' });
-    return await measure(`https://localhost:${tlsPort}/acme/default/directory`, jobs);
+    // HTTPS opens after HTTP (its certificate is issued first): wait for it too.
+    const directoryUrl = `https://localhost:${tlsPort}/acme/default/directory`;
+    await waitFor(directoryUrl, () => kernel.running);
+    return await measure(directoryUrl, jobs);
   } finally {
     await kernel.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -86,17 +89,20 @@ async function onPebble(jobs: Job[]): Promise<number> {
   const proc = spawn('/usr/bin/pebble', ['-config', config, '-strict=false'], { cwd: dir, env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_VA_ALWAYS_VALID: '1', PEBBLE_WFE_NONCEREJECT: '0' }, stdio: 'ignore' });
   try {
     const directoryUrl = `https://${LOOPBACK}:${acmePort}/dir`;
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const ok = await fetchable(directoryUrl);
-      if (ok) break;
-      if (Date.now() > deadline || proc.exitCode !== null) throw new Error('pebble did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(directoryUrl, () => proc.exitCode === null);
     return await measure(directoryUrl, jobs);
   } finally {
     proc.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Until an ACME account can be made at `url` (15 s at most, while `alive`). */
+async function waitFor(url: string, alive: () => boolean): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await fetchable(url))) {
+    if (Date.now() > deadline || !alive()) throw new Error(`no ACME directory at ${url}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
