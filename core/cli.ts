@@ -14,6 +14,11 @@ import { createIntegrityServices } from './events/integrity/services.js';
 import { CliUsageError, cliExport, cliImport, passphraseFromEnv } from './config-objects/transfer/cli.js';
 import { conflictCount } from './config-objects/transfer/import.js';
 import { ProblemError } from './errors/index.js';
+import { DEFAULT_TENANT } from './http/server.js';
+import { AUTOMATION_POLICY_TYPE } from './automation/policies/config-type.js';
+import { idsCoveredByPolicies } from './automation/policies/coverage.js';
+import type { AutomationPolicy } from './automation/policies/model.js';
+import { DEFAULT_RENEW_BEFORE, DEFAULT_YEARS, parseSimulateFlags, simulateInventory, SimulatorUsageError, writeReport, type SimulateFlags, type SimulateOptions } from './simulator/cli.js';
 
 /** A bad configuration is one line on stderr naming the key and the reason, and exit code 2. */
 function configOrExit(): CertwrightConfig {
@@ -223,6 +228,50 @@ async function configImport(file: string, options: { dryRun?: boolean; passphras
   });
 }
 
+/** `simulate renewals`: the flags are checked before booting; the inventory is read with the normal config. */
+async function simulateRenewals(flags: SimulateFlags): Promise<void> {
+  const usage = (err: unknown): void => {
+    if (!(err instanceof SimulatorUsageError)) throw err;
+    process.stderr.write(`certwright: ${err.message}\n`);
+    process.exitCode = 2;
+  };
+  let options: SimulateOptions;
+  try {
+    options = parseSimulateFlags(flags, Date.now());
+  } catch (err) {
+    return usage(err);
+  }
+  await withConfigKernel(async (kernel) => {
+    // What automation policies cover is renewed by the lifecycle task: automated, not by hand.
+    const policies = (await kernel.configObjects.list(AUTOMATION_POLICY_TYPE, DEFAULT_TENANT)) as unknown as AutomationPolicy[];
+    const covered = await idsCoveredByPolicies(kernel.db.knex, DEFAULT_TENANT, policies, Date.now());
+    const result = await simulateInventory(kernel.db.knex, DEFAULT_TENANT, options, process.stderr, covered);
+    try {
+      writeReport(result, options);
+    } catch (err) {
+      usage(err);
+    }
+  });
+}
+
+const SIMULATE_HELP = `
+The model: every certificate of the inventory that is not revoked, not renewed already (no
+renewed_certificate_id metadata) and still valid on 1 January of the first year is replayed (--query narrows
+them, in HCQL as the search takes it). Each is renewed when --renew-before of its validity is left; the new
+certificate is valid as long as the one it replaces, or the schedule's maximum at the renewal date when
+shorter, and is renewed the same way until the end of the period. A renewal later than the DCV reuse period
+after the last domain validation validates the domain again. Certificates valid less than a day are left out.
+Dates are UTC.
+
+Schedule cabf (CA/B Forum ballot SC-081, by issuance date): maximum validity 398 days, 200 from 2026-03-15,
+100 from 2027-03-15, 47 from 2029-03-15; DCV reuse 398, 200, 100, then 10 days at the same dates.
+
+Automation: module acme = ARI-capable; est, scep, mdm, intune, jamf, wcce = protocol-driven; otherwise
+autoRenew = renewed by the server; anything else (webra, discovered, none) = no automation, renewed by hand.
+
+Example: certwright simulate renewals --schedule cabf --from 2026 --years 5 --format csv --output renewals.csv
+`;
+
 const program = new Command('certwright').description('Certwright certificate lifecycle management').showHelpAfterError();
 program.command('serve').description('run the service (the default of npm start)').action(serve);
 program.command('migrate').description('apply database migrations (core and plugins) and exit').action(migrate);
@@ -259,5 +308,19 @@ configuration
   .option('--passphrase-env <VAR>', 'open sealed secrets with the passphrase held by this environment variable')
   .description('import an export document in one transaction (all or nothing); prints the report, exit 1 on conflicts')
   .action(configImport);
+
+const simulate = program.command('simulate').description('replay a schedule over the inventory');
+simulate
+  .command('renewals')
+  .description('replay a validity / DCV-reuse schedule over the inventory: renewals per month, peak rate, certificates no automation covers')
+  .option('--schedule <name>', 'the schedule: cabf', 'cabf')
+  .option('--from <year>', 'first year (default: the current year)')
+  .option('--years <n>', `how many years (default: ${DEFAULT_YEARS})`)
+  .option('--renew-before <share>', `share of the validity left at renewal: 0.33, 1/3 or ari (default: ${DEFAULT_RENEW_BEFORE})`)
+  .option('--query <HCQL>', 'only the certificates this certificate query admits')
+  .option('--format <format>', 'table, csv (one row per year) or json (everything)', 'table')
+  .option('--output <file>', 'write the report to this file (default: stdout)')
+  .addHelpText('after', SIMULATE_HELP)
+  .action(simulateRenewals);
 
 await program.parseAsync(process.argv);

@@ -38,7 +38,10 @@ import { loadMasterKey, SecretBox } from './secrets/index.js';
 import { SecurityCore } from './security/index.js';
 import { registerPkiRoutes } from './pki/index.js';
 import { pkiServices } from './pki/cas/services.js';
+import { ClientCertificateVerifier } from './security/x509/verifier.js';
 import { ProxyRouter } from './egress/proxy-router.js';
+import { fetchThrough } from './egress/fetch-through.js';
+import { createDcvRunner, registerDcv } from './dcv/index.js';
 import { createInventory, registerInventoryRoutes } from './inventory/index.js';
 import { hostname } from 'node:os';
 import { registerEventRoutes } from './events/routes/index.js';
@@ -56,12 +59,19 @@ import { profileType } from './profiles/config-type.js';
 import { labelType } from './inventory/labels/config-type.js';
 import { caType } from './pki/cas/config-type.js';
 import { triggerType } from './triggers/config-type.js';
+import { executionPolicyType } from './automation/executions/config-type.js';
+import { mountExecutionPolicyRoutes } from './automation/executions/routes.js';
+import { mountTemplateStringRoutes, type TemplateDatasources } from './templatestring/routes.js';
+import { registerDatasources } from './datasources/index.js';
+import { registerGrading } from './grading/index.js';
+import { registerAutomation } from './automation/index.js';
 import { triggerRuntimeOf } from './triggers/runtime.js';
 import type { Profiles } from './profiles/service.js';
 import { pkiConnectorsOf } from './pki/connectors/index.js';
 import { pkiConnectorType } from './pki/connectors/config-type.js';
 import { pkiQueueType } from './pki/connectors/queue-config-type.js';
 import { Storages } from './storage/index.js';
+import { registerReports, Reports } from './reports/index.js';
 import { uiRoutes } from './ui/index.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -74,6 +84,8 @@ export interface BootOptions {
   /** false: load and register plugins but do not start them (CLI commands that only inspect). */
   startPlugins?: boolean;
   projectRoot?: string;
+  /** The time the platform reads (epoch ms); tests move it forward to replay expiry and renewal. Date.now when absent. */
+  clock?: () => number;
 }
 
 /**
@@ -108,11 +120,14 @@ export class Kernel {
     const { config } = options;
     const logger = options.logger ?? createLogger(config.log.level);
     const container = createRootContainer();
-    const clock = () => Date.now();
+    const clock = options.clock ?? (() => Date.now());
 
     const db = openDatabase({ url: config.database.url, dataDir: config.dataDir, pool: config.database.pool });
     let app: FastifyInstance | undefined;
     let checkpointer: WalCheckpointer | undefined;
+    // Set once plugins are started: a boot failing after that stops them before the database closes (their timers
+    // and jobs would otherwise query a destroyed pool: 'Unable to acquire a connection', an uncaught error).
+    let stopStartedPlugins: (() => Promise<void>) | undefined;
     const workers = new DecodeWorkers(config.workers, logger.child({ component: 'workers' }));
     try {
       const applied = await migrateLatest(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE);
@@ -154,10 +169,14 @@ export class Kernel {
         clock,
         provided,
         manifestOf: (id: string): PluginManifest | undefined => plugins.manifestOf(id),
+        configObjects,
+        proxies,
       });
       for (const type of security.configTypes()) configObjects.declare(type);
       let authorizer: Authorizer = security.authorizer;
 
+      // Domain control validation's runner: plugins write DNS records through it (ctx.dcv).
+      const dcvRunner = createDcvRunner({ config, knex: db.knex, clock, events, logger, provided, registry: configObjects });
       const pluginEnrollment = lateEnrollmentFacade();
       const plugins: PluginManager = new PluginManager({
         projectRoot: options.projectRoot ?? PROJECT_ROOT,
@@ -176,7 +195,21 @@ export class Kernel {
         proxies,
         credentials: credentialsFacade(configObjects),
         enrollment: pluginEnrollment,
+        dcv: dcvRunner.facade(),
         configObjects,
+        // X509 login's checks (ctx.clientCertificates): the PKI services are read at call time, once booted.
+        clientCertificates: new ClientCertificateVerifier({
+          knex: db.knex,
+          clock,
+          logger: logger.child({ component: 'x509' }),
+          pki: () => pkiServices({ knex: db.knex, clock, events, logger, scheduler }),
+          // OCSP responders are reached like every outbound call: through the HTTP proxy set for their host.
+          fetch: async (input, init) => {
+            const url = new URL(input instanceof Request ? input.url : String(input));
+            const route = await proxies.routeFor(url);
+            return route ? fetchThrough(route, url, init) : fetch(url, init);
+          },
+        }),
       });
 
       container.register({
@@ -230,7 +263,8 @@ export class Kernel {
       const tasks = new TaskService(new TaskRepository(db.knex, clock), scheduler, provided.taskTypes, events, logger.child({ component: 'tasks' }), clock);
       tasks.defineJob();
       // The built-in report task type (Horizon's report task), before plugins register theirs.
-      provided.taskTypes.add('core', REPORT_TASK, reportTaskType({ knex: db.knex, clock, config }));
+      const reports = new Reports({ knex: db.knex, clock, config, storages, registry: configObjects, logger: logger.child({ component: 'reports' }) });
+      provided.taskTypes.add('core', REPORT_TASK, reportTaskType({ knex: db.knex, clock, config, reports }));
       await app.register(taskRoutes, { tasks });
       const pkiContext = { knex: db.knex, clock, events, logger: logger.child({ component: 'pki' }), scheduler };
       // Created first here, so the CRL cache downloads through the proxies (the routes reuse these services).
@@ -244,11 +278,16 @@ export class Kernel {
       await registerEventRoutes(app, services);
       await registerIntegrity(app, services);
       await registerKvExpiry(services);
+      await registerReports(app, services, reports);
       await registerTriggers(app, services);
+      await registerDcv(app, services, configObjects, dcvRunner);
+      container.register({ grading: asValue(await registerGrading(app, services, inventory)) });
       configObjects.addReferrerSource('credential', triggerCredentialReferrers(db.knex));
       const enrollment: Enrollment = await registerEnrollment(app, services, security);
       container.register({ enrollment: asValue(enrollment) });
       pluginEnrollment.bind(enrollmentFacade({ services, profiles: enrollment.profiles, gateway: enrollment.gateway, workflows: enrollment.workflows }));
+      // Automation policies and the lifecycle task renew through the request workflows.
+      container.register({ automation: asValue(registerAutomation(app, services, configObjects, enrollment)) });
       // The collections that predate the registry, declared by their own modules (one entry each).
       declareCollections(configObjects, {
         pkiQueues: () => pkiQueueType(pkiConnectorsOf(app!)!.repository),
@@ -258,7 +297,14 @@ export class Kernel {
         labels: () => labelType(inventory.repository.labels, events),
         cas: () => caType(pkiServices(pkiContext).cas),
         triggers: () => triggerType(services, triggerRuntimeOf(app!)!.triggers),
+        executionPolicies: () => executionPolicyType(),
       });
+      mountExecutionPolicyRoutes(app, configObjects);
+      mountTemplateStringRoutes(app);
+      // Datasources: their collection, scheduled fetches and flows; computation rules read them (Lookup).
+      registerDatasources(app, { services, registry: configObjects, proxies, container });
+      // Computation rules on profiles read datasource records (Lookup) as the playground does.
+      enrollment.workflows.lookupSource = (tenant, names) => container.resolve<TemplateDatasources>('templateDatasources').load(tenant, names);
 
       if (!options.withoutPlugins) await plugins.load();
       // Plugins' configuration types next to the core's, then the standard set of every one.
@@ -273,7 +319,10 @@ export class Kernel {
       for (const registration of provided.protocols) await mountProtocol(app, registration, plugins);
       await app.ready();
       const starting = !options.withoutPlugins && options.startPlugins !== false;
-      if (starting) await plugins.start();
+      if (starting) {
+        stopStartedPlugins = () => plugins.stop();
+        await plugins.start();
+      }
       // First start: the local identity provider (its type comes from a plugin) and the administrator.
       if (starting) await security.bootstrap('default');
       // First start: a local CA and a `default` profile, so a new installation can enroll at once.
@@ -287,6 +336,7 @@ export class Kernel {
       return kernel;
     } catch (err) {
       await app?.close().catch(() => undefined);
+      await stopStartedPlugins?.().catch(() => undefined);
       await workers.stop();
       await checkpointer?.stop();
       await db.knex.destroy().catch(() => undefined);

@@ -40,8 +40,20 @@ export interface CertwrightConfig {
     /** How long a verified API key and a resolved principal are trusted without reading the database. */
     cacheTtlMs: number;
     cacheMaxEntries: number;
+    serviceAccounts: { jwksRefreshCooldownMs: number };
     argon2: { memoryKiB: number; iterations: number; parallelism: number; maxConcurrent: number };
     throttle: { identifierFreeAttempts: number; addressFreeAttempts: number; identifierAlertAttempts: number; windowMs: number; maxLockMs: number };
+  };
+  /** Domain control validation: where the kernel asks DNS, and how long it waits for propagation. */
+  dcv: {
+    /** Recursive resolvers (`host` or `host:port`) for SOA, NS and CNAME lookups; empty: the system's. */
+    resolvers: string[];
+    /** Port of every authoritative server (a test's loopback BIND9); null: 53. */
+    authoritativePort: number | null;
+    queryTimeoutMs: number;
+    propagationTimeoutMs: number;
+    propagationIntervalMs: number;
+    leaseMs: number;
   };
   /** CPU-heavy decodes (PKCS#12, large CRLs and detections) on a pool of worker threads (core/workers). */
   workers: {

@@ -5,7 +5,7 @@
  * workflow because the protocol is enabled on the profile (`protocols.<name>.enabled`); a protocol whose
  * settings say `requireApproval: true` only gets the request right, so its requests wait for an approver.
  */
-import type { EnrollInput, EnrollmentFacade, EnrollmentOutcome, EnrollmentRefusal, ProtocolProfile, RevokeInput } from '@certwright/sdk';
+import type { EnrollInput, EnrollmentFacade, EnrollmentOutcome, EnrollmentRefusal, ProtocolProfile, RenewInput, RevokeInput } from '@certwright/sdk';
 import { ProblemError } from '../errors/index.js';
 import { parseCertificatePem } from '../pki/x509/parse.js';
 import type { PkiGateway } from '../pki/connectors/types.js';
@@ -27,8 +27,8 @@ interface FacadeDeps {
 }
 
 /** The protocol's requester, holding exactly the right the profile's protocol settings give it. */
-function requesterOf(protocol: string, identifier: string, tenant: string, profile: CertificateProfile, workflow: Workflow): ResolvedPrincipal {
-  const right = profile.protocols?.[protocol]?.requireApproval === true ? 'request' : 'direct';
+function requesterOf(protocol: string, identifier: string, tenant: string, profile: CertificateProfile, workflow: Workflow, service = false): ResolvedPrincipal {
+  const right = profile.protocols?.[protocol]?.requireApproval === true && !service ? 'request' : 'direct';
   return {
     identifier,
     name: null,
@@ -65,6 +65,19 @@ export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
     return out;
   };
 
+  const thumbprintOf = (pem: string): string | null => {
+    try {
+      return parseCertificatePem(pem).thumbprint;
+    } catch {
+      return null;
+    }
+  };
+
+  const inventoryCertificate = async (tenant: string, pem: string) => {
+    const thumbprint = thumbprintOf(pem);
+    return thumbprint ? services.inventory.repository.getByThumbprint(tenant, thumbprint) : null;
+  };
+
   const enabledProfile = async (protocol: string, name: string, tenant: string): Promise<CertificateProfile | null> => {
     const profile = await profiles.get(tenant, name);
     if (!profile || !profile.enabled || profile.protocols?.[protocol]?.enabled !== true) return null;
@@ -94,8 +107,29 @@ export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
       if (input.sans) template.sans = input.sans;
       try {
         const answer = await workflows.submit(
-          { tenant, principal: requesterOf(input.protocol, input.requester, tenant, profile, 'enroll') },
+          { tenant, principal: requesterOf(input.protocol, input.requester, tenant, profile, 'enroll', input.service === true) },
           { module: input.protocol, workflow: 'enroll', profile: profile.name, template },
+          { protocol: input.protocol },
+        );
+        return await outcomeOf(tenant, answer);
+      } catch (err) {
+        return refusalOf(err);
+      }
+    },
+
+    async renew(input: RenewInput) {
+      const tenant = input.tenant ?? DEFAULT_TENANT;
+      const certificate = await inventoryCertificate(tenant, input.certificatePem);
+      if (!certificate) return { refused: true, code: 'CRT-003', message: 'The certificate is not known' };
+      const profile = certificate.profile ? await enabledProfile(input.protocol, certificate.profile, tenant) : null;
+      if (!profile) return { refused: true, code: 'PRF-003', message: `The certificate's profile does not serve ${input.protocol}` };
+      const template: Record<string, unknown> = { csr: input.csrPem };
+      if (input.subject) template.subject = input.subject;
+      if (input.sans) template.sans = input.sans;
+      try {
+        const answer = await workflows.submit(
+          { tenant, principal: requesterOf(input.protocol, input.requester, tenant, profile, 'renew') },
+          { module: input.protocol, workflow: 'renew', certificateId: certificate._id, template },
           { protocol: input.protocol },
         );
         return await outcomeOf(tenant, answer);
@@ -106,13 +140,8 @@ export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
 
     async revoke(input: RevokeInput) {
       const tenant = input.tenant ?? DEFAULT_TENANT;
-      let thumbprint: string;
-      try {
-        thumbprint = parseCertificatePem(input.certificatePem).thumbprint;
-      } catch {
-        return { refused: true, code: 'PKI-001', message: 'The certificate does not parse' };
-      }
-      const certificate = await services.inventory.repository.getByThumbprint(tenant, thumbprint);
+      if (!thumbprintOf(input.certificatePem)) return { refused: true, code: 'PKI-001', message: 'The certificate does not parse' };
+      const certificate = await inventoryCertificate(tenant, input.certificatePem);
       if (!certificate) return { refused: true, code: 'CRT-003', message: 'The certificate is not known' };
       const profile = certificate.profile ? await enabledProfile(input.protocol, certificate.profile, tenant) : null;
       if (!profile) return { refused: true, code: 'PRF-003', message: `The certificate's profile does not serve ${input.protocol}` };
@@ -134,12 +163,51 @@ export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
       return outcomeOf(tenant, await workflows.answer(tenant, stored, null));
     },
 
-    async consumeChallenge(challenge, csrPem, tenant = DEFAULT_TENANT) {
+    async consumeChallenge(challenge, csrPem, tenant = DEFAULT_TENANT, scope) {
       try {
-        return await outcomeOf(tenant, await workflows.consumeChallenge(tenant, { challenge, csr: csrPem }));
+        return await outcomeOf(tenant, await workflows.consumeChallenge(tenant, { challenge, csr: csrPem }, scope));
       } catch (err) {
         return refusalOf(err);
       }
+    },
+
+    async newChallenge(input) {
+      const tenant = input.tenant ?? DEFAULT_TENANT;
+      const profile = await enabledProfile(input.protocol, input.profile, tenant);
+      if (!profile) return { refused: true, code: 'PRF-003', message: `Profile ${input.profile} does not exist, is disabled or does not serve ${input.protocol}` };
+      try {
+        // Submitted as an administrator's challenge request would be (no `via`): approved at once, the challenge answered once.
+        const answer = await workflows.submit(
+          { tenant, principal: requesterOf(input.protocol, input.requester, tenant, profile, 'enroll', true) },
+          { module: input.protocol, workflow: 'enroll', profile: profile.name, template: {} },
+        );
+        const challenge = answer.password?.value;
+        if (typeof challenge !== 'string') return { refused: true, code: 'REQ-012', message: `${input.protocol} challenges are not served on profile ${profile.name}` };
+        return { challenge, requestId: answer._id, expiresAt: Number(answer.expirationDate ?? 0) };
+      } catch (err) {
+        return refusalOf(err);
+      }
+    },
+
+    async certificatesByPublicKey(publicKeyThumbprint, tenant = DEFAULT_TENANT) {
+      if (!/^[0-9a-fA-F]{64}$/.test(publicKeyThumbprint)) return [];
+      const found = await services.inventory.repository.inForceByPublicKey(tenant, publicKeyThumbprint);
+      return found.map((c) => ({ id: c._id, certificatePem: c.certificate, profile: c.profile ?? null, revoked: Boolean(c.revoked) }));
+    },
+
+    async certificateBySerial(serialHex, tenant = DEFAULT_TENANT) {
+      // As the inventory stores it: whole bytes, no leading zero byte.
+      let serial = serialHex.toLowerCase();
+      if (!/^[0-9a-f]{1,128}$/.test(serial)) return [];
+      if (serial.length % 2) serial = `0${serial}`;
+      while (serial.length > 2 && serial.startsWith('00')) serial = serial.slice(2);
+      const found = await services.inventory.repository.bySerial(tenant, serial);
+      return found.map((c) => ({ id: c._id, certificatePem: c.certificate, profile: c.profile ?? null, revoked: Boolean(c.revoked) }));
+    },
+
+    async crl(name, tenant = DEFAULT_TENANT) {
+      const profile = await profiles.get(tenant, name);
+      return profile ? gateway.crl(tenant, profile.pkiConnector) : null;
     },
 
     async caChain(name, tenant = DEFAULT_TENANT) {
@@ -149,13 +217,7 @@ export function enrollmentFacade(deps: FacadeDeps): EnrollmentFacade {
     },
 
     async certificate(certificatePem, tenant = DEFAULT_TENANT) {
-      let thumbprint: string;
-      try {
-        thumbprint = parseCertificatePem(certificatePem).thumbprint;
-      } catch {
-        return null;
-      }
-      const found = await services.inventory.repository.getByThumbprint(tenant, thumbprint);
+      const found = await inventoryCertificate(tenant, certificatePem);
       return found ? { id: found._id, profile: found.profile ?? null, revoked: Boolean(found.revoked) } : null;
     },
   };
@@ -177,9 +239,14 @@ export function lateEnrollmentFacade(): EnrollmentFacade & { bind(facade: Enroll
     },
     profile: (...a) => current().profile(...a),
     enroll: (...a) => current().enroll(...a),
+    renew: (...a) => current().renew(...a),
+    newChallenge: (...a) => current().newChallenge(...a),
+    certificateBySerial: (...a) => current().certificateBySerial(...a),
+    certificatesByPublicKey: (...a) => current().certificatesByPublicKey(...a),
     revoke: (...a) => current().revoke(...a),
     request: (...a) => current().request(...a),
     caChain: (...a) => current().caChain(...a),
+    crl: (...a) => current().crl(...a),
     consumeChallenge: (...a) => current().consumeChallenge(...a),
     certificate: (...a) => current().certificate(...a),
   };

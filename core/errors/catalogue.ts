@@ -2,6 +2,7 @@ import { DISCOVERY_ERRORS } from '../discovery/errors.js';
 import { EVENT_ERRORS } from '../events/errors.js';
 import { INTEGRITY_ERRORS } from '../events/integrity/errors.js';
 import { TRIGGER_ERRORS } from '../triggers/errors.js';
+import { DCV_ERRORS } from '../dcv/errors.js';
 import { PKI_CONNECTOR_ERRORS } from '../pki/connectors/errors.js';
 import { PROFILE_ERRORS } from '../profiles/errors.js';
 import { REQUEST_ERRORS } from '../requests/errors.js';
@@ -10,6 +11,11 @@ import { PKI_ERRORS } from '../pki/errors.js';
 import { QUERY_ERRORS } from '../query/errors.js';
 import { SECURITY_ERRORS } from '../security/errors.js';
 import { CONFIG_OBJECT_ERRORS } from '../config-objects/errors.js';
+import { AUTOMATION_ERRORS } from '../automation/errors.js';
+import { DATASOURCE_ERRORS } from '../datasources/error-codes.js';
+import { TEMPLATESTRING_ERRORS } from '../templatestring/errors.js';
+import { GRADING_ERRORS } from '../grading/errors.js';
+import { REPORT_ERRORS } from '../reports/errors.js';
 
 /**
  * Every error code the API answers, in one place: the HTTP status, the title, and the default message.
@@ -74,6 +80,8 @@ export const ERROR_CATALOGUE = {
   ...INTEGRITY_ERRORS,
   // Triggers (core/triggers/errors.ts).
   ...TRIGGER_ERRORS,
+  // Domain control validation lifecycle (core/dcv/errors.ts).
+  ...DCV_ERRORS,
   // PKI connectors and queues (core/pki/connectors/errors.ts).
   ...PKI_CONNECTOR_ERRORS,
   // Certificate profiles (core/profiles/errors.ts).
@@ -82,6 +90,15 @@ export const ERROR_CATALOGUE = {
   ...REQUEST_ERRORS,
   // Configuration export/import and the cookbook (core/config-objects/errors.ts).
   ...CONFIG_OBJECT_ERRORS,
+  // Automation: execution policies (core/automation/errors.ts).
+  ...AUTOMATION_ERRORS,
+  ...DATASOURCE_ERRORS,
+  // Computation rules and template strings (core/templatestring/errors.ts).
+  ...TEMPLATESTRING_ERRORS,
+  // Certificate grading (core/grading/errors.ts).
+  ...GRADING_ERRORS,
+  // Stored CSV reports (core/reports/errors.ts).
+  ...REPORT_ERRORS,
   // Secrets at rest.
   'SECRET-001': { status: 500, title: 'Secret unreadable', message: 'A stored secret could not be decrypted' },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -14,4 +14,5 @@ export const LIFECYCLE_EVENT_CODES = {
   requestApproved: 'REQUEST-APPROVED',
   requestDenied: 'REQUEST-DENIED',
   dcvFailure: 'DCV-FAILURE',
+  automationFailure: 'AUTOMATION-RENEWAL-FAILED',
 } as const;

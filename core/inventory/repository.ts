@@ -146,6 +146,22 @@ export class CertificateRepository {
     return row ? (await this.objectsOf(tenant, [row], null, db))[0]! : null;
   }
 
+  /** The certificates with this serial (lower-case hex without leading zeros), any issuer; a handful at most. */
+  async bySerial(tenant: string, serial: string, db: Db = this.knex): Promise<CertificateObject[]> {
+    const rows = (await db('inv_certificates').where({ tenant, serial: serial.toLowerCase() }).limit(20)) as CertificateRow[];
+    return rows.length ? this.objectsOf(tenant, rows, null, db) : [];
+  }
+
+  /** The certificates of this public key (SHA-256 of the SPKI DER, hex) in force and not revoked, latest first. */
+  async inForceByPublicKey(tenant: string, publicKeyThumbprint: string, db: Db = this.knex): Promise<CertificateObject[]> {
+    const rows = (await db('inv_certificates')
+      .where({ tenant, public_key_thumbprint: publicKeyThumbprint.toLowerCase(), revoked: false })
+      .where('not_after', '>', this.clock())
+      .orderBy('not_after', 'desc')
+      .limit(5)) as CertificateRow[];
+    return rows.length ? this.objectsOf(tenant, rows, null, db) : [];
+  }
+
   /** The _id of the certificate with this SHA-1 thumbprint, or null. */
   async idOfThumbprint(tenant: string, sha1hex: string, db: Db = this.knex): Promise<string | null> {
     const row = (await db('inv_certificates').where({ tenant, thumbprint: sha1hex.toLowerCase() }).first('id')) as { id: string } | undefined;

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isDefinedPlugin, type CredentialsFacade, type EnrollmentFacade, type DefinedPlugin, type LocalAccountsFacade, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
+import { isDefinedPlugin, type ClientCertificatesFacade, type DcvFacade, type CredentialsFacade, type EnrollmentFacade, type DefinedPlugin, type LocalAccountsFacade, type PluginContext, type PluginInstance, type PluginKind, type PluginManifest } from '@certwright/sdk';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { loadMigrationFolder, migrateLatest, pluginMigrationsTable } from '../db/migrator.js';
@@ -50,9 +50,17 @@ export interface PluginManagerDeps {
   /** Credentials by name (the configuration registry's), for ctx.credentials. */
   credentials: CredentialsFacade;
   /** The configuration registry's objects, secrets open, for ctx.configObjects (owner-checked here). */
-  configObjects: { resolve(type: string, tenant: string, name: string): Promise<Record<string, unknown> | null> };
+  configObjects: {
+    resolve(type: string, tenant: string, name: string): Promise<Record<string, unknown> | null>;
+    /** Every object of a type, secrets open (ctx.configObjects.list). */
+    portable(type: string, tenant: string): Promise<Record<string, unknown>[]>;
+  };
   /** Issuance through the request workflow, for ctx.enrollment (bound once enrollment is registered). */
   enrollment: EnrollmentFacade;
+  /** DNS records through DCV policies, for ctx.dcv. */
+  dcv: DcvFacade;
+  /** Client certificates judged as X509 login judges them, for ctx.clientCertificates. */
+  clientCertificates: ClientCertificatesFacade;
 }
 
 /**
@@ -143,13 +151,20 @@ export class PluginManager {
       localAccounts: this.deps.localAccounts,
       credentials: this.deps.credentials,
       enrollment: this.deps.enrollment,
+      dcv: this.deps.dcv,
       configObjects: {
         get: async (type, name, tenant = 'default') => {
           if (provided.configTypes.pluginOf(type) !== manifest.id) throw new TypeError(`configuration type "${type}" is not declared by ${manifest.id}`);
           return this.deps.configObjects.resolve(type, tenant, name);
         },
+        list: async (type, tenant = 'default') => {
+          if (provided.configTypes.pluginOf(type) !== manifest.id) throw new TypeError(`configuration type "${type}" is not declared by ${manifest.id}`);
+          const objects = await this.deps.configObjects.portable(type, tenant);
+          return objects.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+        },
       },
       db: knex,
+      clientCertificates: this.deps.clientCertificates,
     };
   }
 

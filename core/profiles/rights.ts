@@ -2,9 +2,20 @@ import { lifecyclePermission } from '../security/permissions/catalogue.js';
 import type { ResolvedPrincipal } from '../security/principals/resolver.js';
 import type { CertificateProfile, Rights, Workflow } from './types.js';
 
-/** Whether an authorization list names the principal: its identifier, `role:<r>` it holds, `team:<t>` it is in, or `*`. */
+/**
+ * The list entry for a certificate's holder proving possession of its key (X-JWT-CERT-POP): granted on renew,
+ * revoke or update, it lets the holder act on that certificate alone (the workflow checks which one).
+ */
+export const HOLDER_POP = 'holder:pop';
+export const HOLDER_POP_WORKFLOWS: readonly Workflow[] = ['renew', 'revoke', 'update'];
+
+/**
+ * Whether an authorization list names the principal: its identifier, `role:<r>` it holds, `team:<t>` it is in,
+ * or `*`. A proof-of-possession holder is named by `holder:pop` only (not even by `*`: it is nobody's account).
+ */
 export function listNames(list: readonly string[] | undefined, principal: ResolvedPrincipal): boolean {
   if (!list || list.length === 0) return false;
+  if (principal.identityProviderType === 'pop') return list.includes(HOLDER_POP);
   for (const entry of list) {
     if (entry === '*') return true;
     if (entry.startsWith('role:')) {

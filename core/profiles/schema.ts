@@ -25,6 +25,7 @@ const principalList = {
 function schemas(input: boolean) {
   const closed = input ? { additionalProperties: false } : {};
   const required = (names: string[]) => (input ? {} : { required: names });
+  const computationRule = { ...text(4096), description: 'A computation rule computing the value from the request (csr.*, template.*, requester.*; Lookup for datasources): see POST /api/v1/templatestring/playground' };
   const subjectRule = {
     type: 'object',
     ...closed,
@@ -35,6 +36,7 @@ function schemas(input: boolean) {
       mandatory: { type: 'boolean', description: 'default false' },
       editable: { type: 'boolean', description: 'default true' },
       regex: { ...text(1024), description: 'ECMAScript regex the whole value must match' },
+      computationRule,
     },
   };
   const sanRule = {
@@ -48,15 +50,16 @@ function schemas(input: boolean) {
       min: { type: 'integer', minimum: 0, maximum: 100, description: 'default 0' },
       max: { type: 'integer', minimum: 0, maximum: 100, description: `default ${DEFAULT_SAN_MAX}` },
       regex: text(1024),
+      computationRule,
     },
   };
   const labelRule = {
     type: 'object',
     ...closed,
     required: ['label'],
-    properties: { label: { type: 'string', minLength: 1, maxLength: 191 }, value: text(1024), mandatory: { type: 'boolean' }, editable: { type: 'boolean' } },
+    properties: { label: { type: 'string', minLength: 1, maxLength: 191 }, value: text(1024), mandatory: { type: 'boolean' }, editable: { type: 'boolean' }, computationRule },
   };
-  const single = { type: 'object', ...closed, properties: { value: text(1024), mandatory: { type: 'boolean' }, editable: { type: 'boolean' } } };
+  const single = { type: 'object', ...closed, properties: { value: text(1024), mandatory: { type: 'boolean' }, editable: { type: 'boolean' }, computationRule } };
   const keyPolicy = {
     type: 'object',
     ...closed,

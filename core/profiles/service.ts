@@ -1,3 +1,4 @@
+import type { ComputedValues } from './computation.js';
 import type { Knex } from 'knex';
 import type { EventStore } from '../events/store.js';
 import { isUniqueViolation } from '../db/unique.js';
@@ -49,8 +50,8 @@ export class Profiles implements ProfileService {
     return templateObject(profile, workflow, submitted, csr);
   }
 
-  resolve(profile: CertificateProfile, workflow: Workflow, submitted: Record<string, unknown>, csr?: CsrFacts): ResolvedTemplate {
-    return resolveTemplate(profile, workflow, submitted, csr);
+  resolve(profile: CertificateProfile, workflow: Workflow, submitted: Record<string, unknown>, csr?: CsrFacts, computed?: ComputedValues): ResolvedTemplate {
+    return resolveTemplate(profile, workflow, submitted, csr, computed);
   }
 
   rightsOf(profile: CertificateProfile, principal: ResolvedPrincipal, workflow: Workflow): Rights {

@@ -21,6 +21,8 @@
  *   (enroll and renew; other workflows take the CSR's key type as it is). Mode: a CSR means decentralized,
  *   none centralized; the profile must allow it (PRF-016, enroll and renew).
  * - keyEncipherment is dropped from the key usages for non-RSA keys.
+ * - Computation rules (computation.ts): an element's computed value stands for the profile's value (a fixed
+ *   element takes it), and for an editable element comes after the requester's value and before the CSR's.
  */
 import { isIP } from 'node:net';
 import { ProblemError } from '../errors/index.js';
@@ -28,6 +30,7 @@ import type { KeyValue } from '../inventory/types.js';
 import { escapeDnValue, type DnElement } from '../pki/names.js';
 import type { SubjectAlternateName } from '../pki/x509/model.js';
 import { elementNameOf, isKeyType, sanTypeOf } from './model.js';
+import type { ComputedValues } from './computation.js';
 import type { CertificateProfile, CsrFacts, EnrollmentMode, KeyTypeName, ResolvedTemplate, SingleValueRule, Workflow } from './types.js';
 import { wholeRegex } from './validate.js';
 
@@ -135,6 +138,18 @@ function submittedSingle(submitted: Submitted | undefined, key: string): string 
   return textOf(value, `template.${key}`);
 }
 
+/** What a template submits, element by element, as resolution reads it (computation rules read it too). */
+export function submittedValues(submitted: Submitted | undefined) {
+  return {
+    subject: submittedSubject(submitted),
+    sans: submittedSans(submitted),
+    labels: submittedLabels(submitted),
+    owner: submittedSingle(submitted, 'owner'),
+    team: submittedSingle(submitted, 'team'),
+    contactEmail: submittedSingle(submitted, 'contactEmail'),
+  };
+}
+
 /** RFC 4514 string (last RDN first) → its attributes in DER order, as dnElements. */
 export function dnElementsOf(dn: string): DnElement[] {
   const split = (text: string, sep: string): string[] => {
@@ -207,7 +222,7 @@ interface SubjectValue {
   value: string;
 }
 
-function subjectValues(profile: CertificateProfile, submitted: Submitted | undefined, csr: CsrFacts | undefined, strict: boolean): SubjectValue[] {
+function subjectValues(profile: CertificateProfile, submitted: Submitted | undefined, csr: CsrFacts | undefined, strict: boolean, computed?: ComputedValues): SubjectValue[] {
   const given = submittedSubject(submitted);
   const fromCsr = csrSubject(csr);
   const listed = new Set<string>();
@@ -215,12 +230,13 @@ function subjectValues(profile: CertificateProfile, submitted: Submitted | undef
   for (const rule of profile.subject) {
     const name = elementNameOf(rule.element)!;
     listed.add(name.element);
+    const computedValue = computed?.subject.get(name.element);
     let value: string;
-    if (rule.editable === false) value = rule.value ?? '';
+    if (rule.editable === false) value = computedValue ?? rule.value ?? '';
     else {
-      // Submitted, else the CSR's, else (not sent at all) the profile's default; sent empty stays empty.
+      // Submitted, else computed, else the CSR's, else (not sent at all) the profile's default; sent empty stays empty.
       const sent = given.get(name.element);
-      value = nonEmpty(sent) ? sent : (fromCsr.get(name.element) ?? (sent === undefined ? (rule.value ?? '') : ''));
+      value = nonEmpty(sent) ? sent : (computedValue ?? fromCsr.get(name.element) ?? (sent === undefined ? (rule.value ?? '') : ''));
     }
     value = value.trim();
     if (strict) {
@@ -233,17 +249,18 @@ function subjectValues(profile: CertificateProfile, submitted: Submitted | undef
   return out;
 }
 
-function sanValues(profile: CertificateProfile, submitted: Submitted | undefined, csr: CsrFacts | undefined, strict: boolean): Map<SanType, string[]> {
+function sanValues(profile: CertificateProfile, submitted: Submitted | undefined, csr: CsrFacts | undefined, strict: boolean, computed?: ComputedValues): Map<SanType, string[]> {
   const given = submittedSans(submitted);
   const fromCsr = csrSans(csr);
   const out = new Map<SanType, string[]>();
   for (const rule of profile.sans) {
+    const computedValue = computed?.sans.get(rule.type);
     let values: string[];
-    if (rule.editable === false) values = rule.value ?? [];
+    if (rule.editable === false) values = computedValue ?? rule.value ?? [];
     else {
-      // As for the subject: submitted values, else the CSR's, else (type not sent at all) the profile's.
+      // As for the subject: submitted values, else computed, else the CSR's, else (type not sent at all) the profile's.
       const sent = given.get(rule.type);
-      values = sent?.some((v) => v !== '') ? sent : (fromCsr.get(rule.type) ?? (sent === undefined ? (rule.value ?? []) : []));
+      values = sent?.some((v) => v !== '') ? sent : (computedValue ?? fromCsr.get(rule.type) ?? (sent === undefined ? (rule.value ?? []) : []));
     }
     values = [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
     if (strict) {
@@ -266,7 +283,7 @@ function sanValues(profile: CertificateProfile, submitted: Submitted | undefined
   return out;
 }
 
-function labelValues(profile: CertificateProfile, submitted: Submitted | undefined, strict: boolean): { label: string; value: string | null }[] {
+function labelValues(profile: CertificateProfile, submitted: Submitted | undefined, strict: boolean, computed?: ComputedValues): { label: string; value: string | null }[] {
   const given = submittedLabels(submitted);
   const listed = new Set(profile.labels.map((l) => l.label));
   if (strict) {
@@ -275,7 +292,8 @@ function labelValues(profile: CertificateProfile, submitted: Submitted | undefin
     }
   }
   return profile.labels.map((rule) => {
-    let value: string | null = rule.value ?? null;
+    // A computed value stands for the profile's; the requester's, where editable, comes over both.
+    let value: string | null = computed?.labels.has(rule.label) ? computed.labels.get(rule.label)! : (rule.value ?? null);
     if (rule.editable !== false && given.has(rule.label)) value = given.get(rule.label) ?? null;
     if (value !== null && value.trim() === '') value = null;
     if (strict && rule.mandatory && value === null) throw missing(`label ${rule.label} is mandatory`);
@@ -283,8 +301,8 @@ function labelValues(profile: CertificateProfile, submitted: Submitted | undefin
   });
 }
 
-function singleValue(key: 'owner' | 'team' | 'contactEmail', rule: SingleValueRule, submitted: Submitted | undefined, strict: boolean): string | null {
-  let value: string | null = rule.value ?? null;
+function singleValue(key: 'owner' | 'team' | 'contactEmail', rule: SingleValueRule, submitted: Submitted | undefined, strict: boolean, computed?: ComputedValues): string | null {
+  let value: string | null = computed && computed[key] !== undefined ? computed[key]! : (rule.value ?? null);
   if (rule.editable !== false) {
     const sent = submittedSingle(submitted, key);
     if (sent !== undefined) value = sent;
@@ -338,15 +356,16 @@ const dnOf = (values: readonly SubjectValue[]): string =>
 
 const SUBJECT_WORKFLOWS: readonly Workflow[] = ['enroll', 'renew', 'import', 'migrate', 'recover'];
 
-export function resolveTemplate(profile: CertificateProfile, workflow: Workflow, submitted: Submitted, csr?: CsrFacts): ResolvedTemplate {
+/** `computed`: what the profile's computation rules computed for this request (computation.ts). */
+export function resolveTemplate(profile: CertificateProfile, workflow: Workflow, submitted: Submitted, csr?: CsrFacts, computed?: ComputedValues): ResolvedTemplate {
   if (!isRecord(submitted)) throw malformed('the template must be an object');
   const withSubject = SUBJECT_WORKFLOWS.includes(workflow);
-  const subject = withSubject ? subjectValues(profile, submitted, csr, true) : [];
-  const sans = withSubject ? sanValues(profile, submitted, csr, true) : new Map<SanType, string[]>();
-  const labels = labelValues(profile, submitted, true);
-  const owner = singleValue('owner', profile.owner, submitted, true);
-  const team = singleValue('team', profile.team, submitted, true);
-  const contactEmail = singleValue('contactEmail', profile.contactEmail, submitted, true);
+  const subject = withSubject ? subjectValues(profile, submitted, csr, true, computed) : [];
+  const sans = withSubject ? sanValues(profile, submitted, csr, true, computed) : new Map<SanType, string[]>();
+  const labels = labelValues(profile, submitted, true, computed);
+  const owner = singleValue('owner', profile.owner, submitted, true, computed);
+  const team = singleValue('team', profile.team, submitted, true, computed);
+  const contactEmail = singleValue('contactEmail', profile.contactEmail, submitted, true, computed);
   const { keyType, mode } = keyOf(profile, workflow, submitted, csr);
   return {
     subject: dnOf(subject),

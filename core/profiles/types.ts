@@ -8,6 +8,7 @@ import type { KeyValue } from '../inventory/types.js';
 import type { ResolvedPrincipal } from '../security/principals/resolver.js';
 import type { DnElement } from '../pki/names.js';
 import type { SubjectAlternateName } from '../pki/x509/model.js';
+import type { ComputedValues } from './computation.js';
 
 export type KeyTypeName = 'rsa-2048' | 'rsa-3072' | 'rsa-4096' | 'ec-secp256r1' | 'ec-secp384r1' | 'ec-secp521r1' | 'ed-25519';
 export type EnrollmentMode = 'centralized' | 'decentralized';
@@ -22,6 +23,8 @@ export interface SubjectElementRule {
   editable?: boolean;
   /** ECMAScript regex the whole value must match. */
   regex?: string | null;
+  /** A computation rule (core/templatestring) computing the value from the request (computation.ts). */
+  computationRule?: string | null;
 }
 
 /** One SAN type of the template: how many values, what they must look like. */
@@ -32,6 +35,8 @@ export interface SanRule {
   min?: number;
   max?: number;
   regex?: string | null;
+  /** A computation rule (core/templatestring) computing the value from the request (computation.ts). */
+  computationRule?: string | null;
 }
 
 export interface LabelRule {
@@ -39,12 +44,16 @@ export interface LabelRule {
   value?: string | null;
   mandatory?: boolean;
   editable?: boolean;
+  /** A computation rule (core/templatestring) computing the value from the request (computation.ts). */
+  computationRule?: string | null;
 }
 
 export interface SingleValueRule {
   value?: string | null;
   mandatory?: boolean;
   editable?: boolean;
+  /** A computation rule (core/templatestring) computing the value from the request (computation.ts). */
+  computationRule?: string | null;
 }
 
 export interface KeyPolicy {
@@ -166,7 +175,7 @@ export interface ProfileService {
    * `csr` (decentralized) supplies subject and SANs the template leaves out. Throws 400 problems with
    * specific codes (PRF-…/WEBRA-…): the codes are in core/profiles/errors.ts.
    */
-  resolve(profile: CertificateProfile, workflow: Workflow, submitted: Record<string, unknown>, csr?: CsrFacts): ResolvedTemplate;
+  resolve(profile: CertificateProfile, workflow: Workflow, submitted: Record<string, unknown>, csr?: CsrFacts, computed?: ComputedValues): ResolvedTemplate;
   /** What the principal may do with a workflow on the profile (permissions and the profile's authorizations). */
   rightsOf(profile: CertificateProfile, principal: ResolvedPrincipal, workflow: Workflow): Rights;
 }

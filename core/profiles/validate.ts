@@ -5,6 +5,8 @@
  * satisfy their own rules, known extended key usages, an existing PKI connector and password policies.
  * Every refusal is PRF-002 with a detail naming the field.
  */
+import { checkComputationRule } from './computation.js';
+import { HOLDER_POP, HOLDER_POP_WORKFLOWS } from './rights.js';
 import { localizedOf, type LocalizedText } from '../http/localized-text.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { Knex } from 'knex';
@@ -69,16 +71,23 @@ function checkRegex(where: string, regex: string | null | undefined): RegExp | n
   return compiled;
 }
 
+/** A computation rule that parses (PRF-002 naming the element and the position otherwise), kept only when set. */
+function withRule(where: string, text: string | null | undefined): { computationRule?: string } {
+  if (!text) return {};
+  checkComputationRule(where, text);
+  return { computationRule: text };
+}
+
 function subjectRule(rule: SubjectElementRule, i: number, seen: Set<string>): SubjectElementRule {
   const where = `subject[${i}]`;
   const name = elementNameOf(rule.element);
   if (!name) throw invalid(`${where}: unknown subject element "${rule.element}" (attribute + 1-based index, e.g. cn.1, ou.2; attributes: ${KNOWN_ELEMENTS.join(', ')})`);
   if (seen.has(name.element)) throw invalid(`${where}: subject element ${name.element} is listed twice`);
   seen.add(name.element);
-  const out: SubjectElementRule = { element: name.element, value: rule.value ?? null, mandatory: rule.mandatory ?? false, editable: rule.editable ?? true, regex: rule.regex || null };
+  const out: SubjectElementRule = { element: name.element, value: rule.value ?? null, mandatory: rule.mandatory ?? false, editable: rule.editable ?? true, regex: rule.regex || null, ...withRule(`${where} (${name.element})`, rule.computationRule) };
   const regex = checkRegex(`${where} (${name.element})`, out.regex);
   if (nonEmpty(out.value) && regex && !regex.test(out.value)) throw invalid(`${where} (${name.element}): the value does not match the element's own regex`);
-  if (!out.editable && out.mandatory && !nonEmpty(out.value)) throw invalid(`${where} (${name.element}): a mandatory element that is not editable needs a value`);
+  if (!out.editable && out.mandatory && !nonEmpty(out.value) && !out.computationRule) throw invalid(`${where} (${name.element}): a mandatory element that is not editable needs a value (or a computation rule)`);
   return out;
 }
 
@@ -86,26 +95,26 @@ function sanRule(rule: SanRule, i: number, seen: Set<string>): SanRule {
   const where = `sans[${i}] (${rule.type})`;
   if (seen.has(rule.type)) throw invalid(`${where}: SAN type ${rule.type} is listed twice`);
   seen.add(rule.type);
-  const out: SanRule = { type: rule.type, value: (rule.value ?? []).filter(nonEmpty), editable: rule.editable ?? true, min: rule.min ?? 0, max: rule.max ?? Math.max(DEFAULT_SAN_MAX, rule.min ?? 0), regex: rule.regex || null };
+  const out: SanRule = { type: rule.type, value: (rule.value ?? []).filter(nonEmpty), editable: rule.editable ?? true, min: rule.min ?? 0, max: rule.max ?? Math.max(DEFAULT_SAN_MAX, rule.min ?? 0), regex: rule.regex || null, ...withRule(where, rule.computationRule) };
   if (out.min! > out.max!) throw invalid(`${where}: min (${out.min}) is greater than max (${out.max})`);
   const regex = checkRegex(where, out.regex);
   if (regex) for (const v of out.value!) if (!regex.test(v)) throw invalid(`${where}: the value ${JSON.stringify(v)} does not match the type's own regex`);
   if (out.value!.length > out.max!) throw invalid(`${where}: ${out.value!.length} values, more than max (${out.max})`);
-  if (!out.editable && out.value!.length < out.min!) throw invalid(`${where}: not editable, and fewer values than min (${out.min})`);
+  if (!out.editable && out.value!.length < out.min! && !out.computationRule) throw invalid(`${where}: not editable, and fewer values than min (${out.min}) (and no computation rule)`);
   return out;
 }
 
 function labelRule(rule: LabelRule, i: number, seen: Set<string>): LabelRule {
   if (seen.has(rule.label)) throw invalid(`labels[${i}]: label ${rule.label} is listed twice`);
   seen.add(rule.label);
-  const out: LabelRule = { label: rule.label, value: rule.value ?? null, mandatory: rule.mandatory ?? false, editable: rule.editable ?? true };
-  if (!out.editable && out.mandatory && !nonEmpty(out.value)) throw invalid(`labels[${i}] (${rule.label}): a mandatory label that is not editable needs a value`);
+  const out: LabelRule = { label: rule.label, value: rule.value ?? null, mandatory: rule.mandatory ?? false, editable: rule.editable ?? true, ...withRule(`labels[${i}] (${rule.label})`, rule.computationRule) };
+  if (!out.editable && out.mandatory && !nonEmpty(out.value) && !out.computationRule) throw invalid(`labels[${i}] (${rule.label}): a mandatory label that is not editable needs a value`);
   return out;
 }
 
 function singleRule(where: string, rule: SingleValueRule | undefined): SingleValueRule {
-  const out: SingleValueRule = { value: rule?.value ?? null, mandatory: rule?.mandatory ?? false, editable: rule?.editable ?? true };
-  if (!out.editable && out.mandatory && !nonEmpty(out.value)) throw invalid(`${where}: mandatory and not editable, it needs a value`);
+  const out: SingleValueRule = { value: rule?.value ?? null, mandatory: rule?.mandatory ?? false, editable: rule?.editable ?? true, ...withRule(where, rule?.computationRule) };
+  if (!out.editable && out.mandatory && !nonEmpty(out.value) && !out.computationRule) throw invalid(`${where}: mandatory and not editable, it needs a value`);
   return out;
 }
 
@@ -157,7 +166,11 @@ function rules(input: ProfileInput): CertificateProfile {
       ...(rights.direct ? { direct: principalList(`authorizations.workflows.${workflow}.direct`, rights.direct) } : {}),
       ...(rights.request ? { request: principalList(`authorizations.workflows.${workflow}.request`, rights.request) } : {}),
     };
+    if (!HOLDER_POP_WORKFLOWS.includes(workflow) && [...(rights.direct ?? []), ...(rights.request ?? [])].includes(HOLDER_POP)) {
+      throw invalid(`authorizations.workflows.${workflow}: "${HOLDER_POP}" (the holder proving possession of a certificate's key) applies to renew, revoke and update only`);
+    }
   }
+  if ((auth.approve ?? []).includes(HOLDER_POP)) throw invalid(`authorizations.approve: "${HOLDER_POP}" cannot approve`);
   const profile: CertificateProfile = {
     name: input.name,
     module: input.module ?? base.module,

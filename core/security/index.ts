@@ -34,7 +34,14 @@ import { identityProviderRoutes } from './providers/routes.js';
 import { identityProviderType } from './providers/config-type.js';
 import type { InvalidationScope, SecurityRouteContext } from './route-context.js';
 import { LocalIdentityRepository } from './store/local-identities.js';
+import { scimProfileType } from './scim/profile-type.js';
+import { scimRoutes } from './scim/routes.js';
 import type { PluginManifest } from '@certwright/sdk';
+import type { ConfigRegistry } from '../config-objects/index.js';
+import type { ProxyRouter } from '../egress/index.js';
+import { serviceAccountType, type ServiceAccount } from './service-accounts/config-type.js';
+import { ServiceAccountVerifier } from './service-accounts/verifier.js';
+import { PopNonces } from './pop/nonces.js';
 
 export interface SecurityDeps {
   config: CertwrightConfig;
@@ -45,6 +52,9 @@ export interface SecurityDeps {
   clock: () => number;
   provided: ProvidedServices;
   manifestOf: (pluginId: string) => PluginManifest | undefined;
+  /** The configuration registry (service accounts live there) and the egress proxies (their JWKS URLs). */
+  configObjects: ConfigRegistry;
+  proxies: ProxyRouter;
 }
 
 /**
@@ -62,6 +72,7 @@ export class SecurityCore {
   readonly throttle: LoginThrottle;
   readonly authenticator: Authenticator;
   readonly passwordPolicies: PasswordPolicyService;
+  readonly serviceAccounts: ServiceAccountVerifier;
 
   constructor(private readonly deps: SecurityDeps) {
     const { config, knex, clock, logger } = deps;
@@ -82,6 +93,19 @@ export class SecurityCore {
     this.passwordPolicies = new PasswordPolicyService(knex, clock);
     this.sessions = new SessionTokens(deps.secrets.deriveKey('session-signing'), s.session.lifetimeMs, clock);
     this.throttle = new LoginThrottle(knex, s.throttle, clock);
+    this.serviceAccounts = new ServiceAccountVerifier({
+      find: async (tenant, name) => (await deps.configObjects.resolve('service-account', tenant, name)) as unknown as ServiceAccount | null,
+      routeFor: (url, tenant) => deps.proxies.routeFor(url, tenant),
+      resolver: this.resolver,
+      logger: logger.child({ component: 'service-accounts' }),
+      clock,
+      cacheTtlMs: s.cacheTtlMs,
+      cacheMaxEntries: s.cacheMaxEntries,
+      jwksRefreshCooldownMs: s.serviceAccounts.jwksRefreshCooldownMs,
+    });
+    // A changed account or role applies from the next request on this node.
+    deps.configObjects.onChange('service-account', () => this.serviceAccounts.invalidate());
+    deps.configObjects.onChange('role', () => this.serviceAccounts.invalidate());
     this.authenticator = new Authenticator({
       knex,
       providers: this.providers,
@@ -94,6 +118,8 @@ export class SecurityCore {
       cacheTtlMs: s.cacheTtlMs,
       cacheMaxEntries: s.cacheMaxEntries,
       isTeamManager: (principal, team) => principal.teams.some((t) => t.name === team && t.manager),
+      serviceAccounts: this.serviceAccounts,
+      popNonces: new PopNonces(knex, clock),
     });
   }
 
@@ -117,10 +143,15 @@ export class SecurityCore {
       ...(i.secretChangedAt !== null ? { secretChangedAt: i.secretChangedAt } : {}),
     });
     return {
-      verify: async (tenant, identifier, secret) => {
-        const credential = await this.identities.credentialOf(tenant, identifier);
-        const ok = await this.hasher.verify(credential?.enabled ? credential.hash : null, secret);
-        return ok && credential ? view(credential.identity) : null;
+      verify: async (tenant, identifier, secret, context) => {
+        const check = async () => {
+          const credential = await this.identities.credentialOf(tenant, identifier);
+          const ok = await this.hasher.verify(credential?.enabled ? credential.hash : null, secret);
+          return ok && credential ? view(credential.identity) : null;
+        };
+        // An identity provider runs inside a login, which throttles and caches already; a protocol's own
+        // Basic check (context given) gets the same protection here.
+        return context ? this.authenticator.verifyLocalSecret(tenant, identifier, secret, context.remoteAddress, check) : check();
       },
       find: async (tenant, identifier) => {
         const identity = await this.identities.find(tenant, identifier);
@@ -140,6 +171,12 @@ export class SecurityCore {
       sessions: this.sessions,
       lifetimeMs: s.session.lifetimeMs,
       secureCookies: s.session.secureCookies,
+      providers: this.providers,
+      secrets: this.deps.secrets,
+      knex: this.deps.knex,
+      events: this.deps.events,
+      clock: this.deps.clock,
+      invalidate: (scope) => this.invalidate(scope),
     });
     const ctx: SecurityRouteContext = {
       knex: this.deps.knex,
@@ -164,6 +201,7 @@ export class SecurityCore {
       teamRoutes,
       raTeamRoutes,
       principalDataRoutes,
+      scimRoutes,
     ]) {
       await app.register(routes, ctx);
     }
@@ -179,6 +217,8 @@ export class SecurityCore {
       roleType(new RoleStore(knex, clock), invalidatePrincipals),
       teamType(new TeamStore(knex, clock), invalidatePrincipals),
       identityProviderType(this.providers),
+      serviceAccountType(),
+      scimProfileType,
     ];
   }
 

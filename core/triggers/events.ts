@@ -15,6 +15,7 @@ export const TRIGGER_EVENTS = {
   request_approved: LIFECYCLE_EVENT_CODES.requestApproved,
   request_denied: LIFECYCLE_EVENT_CODES.requestDenied,
   dcv_failure: LIFECYCLE_EVENT_CODES.dcvFailure,
+  automation_failure: LIFECYCLE_EVENT_CODES.automationFailure,
 } as const;
 
 export type TriggerEventName = keyof typeof TRIGGER_EVENTS;

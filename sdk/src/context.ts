@@ -1,7 +1,7 @@
 import type { ConfigObjectType } from './config-objects.js';
 import type { promises as dnsPromises } from 'node:dns';
 import type { PluginManifest } from './manifest.js';
-import type { DcvProvider, DcvProvisioner } from './contracts/dcv.js';
+import type { DcvFacade, DcvProvider, DcvProvisioner } from './contracts/dcv.js';
 import type { JobsFacade, TaskType } from './contracts/jobs.js';
 import type { IdentityProvider } from './contracts/identity-provider.js';
 import type { PkiConnector } from './contracts/pki-connector.js';
@@ -149,10 +149,63 @@ export interface LocalAccount {
 
 /** The platform's local accounts, for identity-provider plugins. Secrets are verified with argon2id. */
 export interface LocalAccountsFacade {
-  /** The enabled account whose secret is `secret`, or null (unknown, disabled, no secret, wrong secret). */
-  verify(tenant: string, identifier: string, secret: string): Promise<LocalAccount | null>;
+  /**
+   * The enabled account whose secret is `secret`, or null (unknown, disabled, no secret, wrong secret). A plugin
+   * that is itself the entry point (a protocol's HTTP Basic) passes `context` (since SDK 1.9): the check is then
+   * throttled as logins are (per identifier and client address, and per address: null while locked) and a
+   * verified secret is remembered as the login cache does. Identity providers, called inside a login that does
+   * both already, omit it.
+   */
+  verify(tenant: string, identifier: string, secret: string, context?: { remoteAddress?: string }): Promise<LocalAccount | null>;
   /** The enabled account, or null. */
   find(tenant: string, identifier: string): Promise<LocalAccount | null>;
+}
+
+/** A client certificate as ctx.clientCertificates reads it. Since SDK 1.10. */
+export interface ClientCertificate {
+  pem: string;
+  /** RFC 4514, as the inventory shows it. */
+  subjectDn: string;
+  issuerDn: string;
+  /** Lower-case hex. */
+  serial: string;
+  /** SHA-1 of the DER, lower-case hex (the inventory's `thumbprint`). */
+  thumbprint: string;
+  /** Epoch ms. */
+  notBefore: number;
+  notAfter: number;
+  /** Subject alternative names: rfc822Name, the Microsoft UPN otherName, dNSName. */
+  emails: string[];
+  upns: string[];
+  dnsNames: string[];
+}
+
+/**
+ * What ctx.clientCertificates.verify answers. `reason` is a stable code: `unreadable`, `not-yet-valid`, `expired`,
+ * `no-client-auth-eku`, `untrusted-ca`, `invalid-chain`, `revoked`, `ocsp-unknown`, `ocsp-unavailable`; `detail`
+ * says more (for the technical log and events); `certificate` is there once the certificate could be read.
+ * Since SDK 1.10.
+ */
+export type ClientCertificateVerdict =
+  | { ok: true; certificate: ClientCertificate }
+  | { ok: false; reason: string; detail?: string; certificate?: ClientCertificate };
+
+/** Client certificates judged as X509 login judges them (spec "Authentication"). Since SDK 1.10. */
+export interface ClientCertificatesFacade {
+  /**
+   * Whether `pem` (the leaf first; further certificates of the PEM may help complete the path) may authenticate:
+   * within its validity, the clientAuth extended key usage, a path to the imported CA that issued it, flagged
+   * trusted for client authentication, no link revoked by the CRL cache, and when that CA names an OCSP
+   * responder, a good answer from it. Since SDK 1.10.
+   */
+  verify(pem: string, tenant?: string): Promise<ClientCertificateVerdict>;
+  /**
+   * Whether the certificate (a PEM or its SHA-1 thumbprint) is in the inventory and matches `query`, a query of
+   * the inventory's certificate query language. Rejects when the query does not parse. Since SDK 1.10.
+   */
+  matchesQuery(certificate: string, query: string, tenant?: string): Promise<boolean>;
+  /** Why `query` is not a valid certificate query, or null when it is (for a configuration type's validate hook). Since SDK 1.10. */
+  queryProblem(query: string): string | null;
 }
 
 export interface Clock {
@@ -181,6 +234,8 @@ export interface PluginContext {
   pki: PkiToolkitFacade;
   /** Background jobs, persisted in the database; only the names the manifest's `jobs` lists. */
   jobs: JobsFacade;
+  /** DNS records written through a DCV policy (dns-01 answered by the plugin itself; since SDK 1.10). */
+  dcv: DcvFacade;
   /** The objects of the configuration types this plugin declared, secrets open (since SDK 1.8). */
   configObjects: PluginConfigObjects;
   /** Issuance through the request workflow, for protocol plugins (since SDK 1.8). */
@@ -191,12 +246,16 @@ export interface PluginContext {
    * parameters; the kernel's tables are reached through the facades.
    */
   db: PluginDatabase;
+  /** Client certificates checked as X509 login checks them (identity providers; since SDK 1.10). */
+  clientCertificates: ClientCertificatesFacade;
 }
 
 /** Reads objects of the plugin's own configuration types (registries.configTypes.declare). */
 export interface PluginConfigObjects {
   /** The object named `name` of `type`, its secret fields open; null when absent. A TypeError for a type the plugin did not declare. */
   get(type: string, name: string, tenant?: string): Promise<Record<string, unknown> | null>;
+  /** Every object of `type`, secrets open, in name order. A TypeError for a type the plugin did not declare. Since SDK 1.10. */
+  list(type: string, tenant?: string): Promise<Record<string, unknown>[]>;
 }
 
 /** A knex handle on the platform's database (SQLite or MySQL/MariaDB). */

@@ -31,3 +31,10 @@ export class TransientError extends PluginError {
 
 /** A request to a host the manifest's `egress` list does not name. */
 export class EgressDeniedError extends ConfigurationError {}
+
+/**
+ * An identity provider recognised credentials and refused them (a client certificate it judged, one forwarded from
+ * an untrusted address): the request answers 401 SEC-AUTH-006 rather than "no credentials", and other providers
+ * are still asked. The provider records why (an event, its log); the caller is not told. Since SDK 1.10.
+ */
+export class CredentialsRefusedError extends PluginError {}

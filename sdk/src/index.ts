@@ -20,8 +20,11 @@ export type * from './contracts/jobs.js';
 export type * from './config-objects.js';
 export { DEFAULT_EGRESS_POLICY, egressPolicyFrom } from './egress-policy.js';
 export { classifyAddress } from './address-class.js';
+// RFC 9773 renewal windows (the ACME server's and automation's).
+export { ariSuggestedWindow } from './ari.js';
 export type { EgressPolicy, ConfiguredRequest, ConfiguredResponse } from './egress-policy.js';
 export { postJson, deliveryFromStatus, deliveryFromError } from './channels/http-delivery.js';
 export type { JsonPostOptions } from './channels/http-delivery.js';
 export { eventTemplateView, defaultEventMessage, commonNameOf } from './channels/event-message.js';
 export type { EventMessage } from './channels/event-message.js';
+export { degenerateCertsOnly, pemCertificatesToDer } from './cms/certs-only.js';

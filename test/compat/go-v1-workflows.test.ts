@@ -15,11 +15,10 @@
  *   - GetScepChallengeTemplate (requests/client.go:L97-L108), GetScepChallengeRequest (L110-L118),
  *     NewScepChallengeRequest (L120-L133), GetEstChallengeTemplate (L137-L148), GetEstChallengeRequest
  *     (L150-L158), NewEstChallengeRequest (L160-L173): SCEP and EST challenge requests ({workflow:"enroll",
- *     module:"scep"|"est", profile, dates, template, dn?} on /api/v1/requests/submit, the challenge answered in
- *     `password.value`, the request staying approved until the challenge is used) arrive with issue 27, which
- *     serves the SCEP and EST modules. Until then such a submission is refused (400 REQ-012, nothing written;
- *     the last test below): before, it was taken as a WebRA enrollment and answered a certificate with a
- *     server-generated key where the client expects a challenge.
+ *     module:"scep"|"est", profile, dates, template, dn?} on /api/v1/requests/submit) are replayed in the last
+ *     two tests: on a profile serving the protocol the challenge is answered in `password.value` and the request
+ *     stays approved until the challenge is used; on one that does not, the submission is refused (400 REQ-012,
+ *     nothing written) rather than taken as a WebRA enrollment with a server-generated key.
  *   - NewRenewRequest (L214-L232): WebRARenewRequestParams carries no certificateId/certificatePem, so the
  *     request names no certificate on any server (as go-v1.test.ts notes). GetRenewRequest and
  *     CancelRenewRequest are replayed on a renewal set up through the route.
@@ -166,9 +165,24 @@ t.test('requests.Client.GetImportTemplate + GetImportRequest — horizon-go requ
   t.equal(body.status, 'completed');
 });
 
-t.test('requests.Client.NewScepChallengeRequest / NewEstChallengeRequest — horizon-go requests/client.go:L120-L133, L160-L173: refused until issue 27 (400 REQ-012, nothing written)', async (t) => {
-  await profileLike('v1-scep', {}, { module: 'scep' });
-  await profileLike('v1-est', {}, { module: 'est' });
+t.test('requests.Client.NewScepChallengeRequest / NewEstChallengeRequest — horizon-go requests/client.go:L120-L133, L160-L173: a challenge on a profile serving the protocol', async (t) => {
+  for (const module of ['scep', 'est']) {
+    await profileLike(`v1-${module}-on`, {}, { module, protocols: { [module]: { enabled: true } } });
+    const res = await v1('POST', '/api/v1/requests/submit', JSON.stringify({ workflow: 'enroll', module, profile: `v1-${module}-on`, ...ZERO_DATES, template: { subject: [{ element: 'cn.1', type: 'CN', value: `v1-${module}.example.com` }] } }));
+    t.equal(res.statusCode, 201, res.body);
+    const body = JSON.parse(res.body) as Json;
+    t.equal(body.status, 'approved', `${module}: approved, waiting for the device to use the challenge`);
+    t.equal(body.module, module);
+    t.match((body.password as Json | undefined)?.value, /^\S{16,}$/, `${module}: the challenge in password.value`);
+    t.equal(body.certificateId ?? null, null, 'no certificate yet');
+    const read = JSON.parse((await v1('GET', `/api/v1/requests/${String(body._id)}`)).body) as Json;
+    t.equal(read.password, undefined, 'the challenge is answered once');
+  }
+});
+
+t.test('requests.Client.NewScepChallengeRequest / NewEstChallengeRequest on a profile not serving the protocol: 400 REQ-012, nothing written', async (t) => {
+  await profileLike('v1-scep', {}, { module: 'scep', protocols: {} });
+  await profileLike('v1-est', {}, { module: 'est', protocols: {} });
   const before = (await kernel.db.knex('requests').count({ n: '*' }))[0]!.n;
   for (const module of ['scep', 'est']) {
     // The challenge request struct: workflow, module, profile, the four dates, template (the subject DN).

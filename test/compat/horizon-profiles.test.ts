@@ -215,7 +215,7 @@ t.test('create_certificate_profile, settings Certwright refuses — horizon-mcp 
     ['self-service revocation', mcpCreateBody('mcp-bad', {}, { selfPermissions: { selfRevoke: true } }), /selfPermissions\.selfRevoke/],
     ['a request lifetime', mcpCreateBody('mcp-bad', {}, { requestsPolicy: { enroll: '7 days' } }), /requestsPolicy\.enroll/],
     ['auto-validation', mcpCreateBody('mcp-bad', { authorizationMode: 'auto-validation' }), /authorizationMode/],
-    ['a computation rule', mcpCreateBody('mcp-bad', { certificateTemplate: { subject: [{ type: 'CN', mandatory: true, computationRule: '{{csr.subject.cn.1}}' }] } }), /subject\[0\]\.computationRule/],
+    ['a computation rule that does not parse', mcpCreateBody('mcp-bad', { certificateTemplate: { subject: [{ type: 'CN', mandatory: true, computationRule: '{{csr.subject.cn' }] } }), /subject\[0\] \(cn\.1\)\.computationRule/],
     ['an approver editing', mcpCreateBody('mcp-bad', { certificateTemplate: { sans: [{ type: 'DNSNAME', editableByApprover: true }] } }), /sans\[0\]\.editableByApprover/],
     // auto_renewal_policy (typed param, L243-L244) lands at the top level as autoRenewalPolicy.
     ['autoRenewalPolicy', mcpCreateBody('mcp-bad', {}, { autoRenewalPolicy: { default: true, editable: true } }), /autoRenewalPolicy/],
@@ -226,6 +226,15 @@ t.test('create_certificate_profile, settings Certwright refuses — horizon-mcp 
     t.match(problem.detail, detail, `${what}: the detail names the field`);
   }
   expectProblem(t, await mcp.get(itemPath(PROFILES.routeItem, 'mcp-bad')), 'nothing was created', { status: 404, suffix: '003' });
+});
+
+t.test('create_certificate_profile with a computation rule — horizon-mcp certificate-profiles.ts computationRule', async (t) => {
+  const res = await mcp.post('/api/v1/certificate/profiles', mcpCreateBody('mcp-rule', { certificateTemplate: { subject: [{ type: 'CN', mandatory: true, editableByRequester: false, computationRule: 'Lower({{csr.subject.cn}})' }] } }));
+  expectOk(t, res, 'a profile with a computation rule', [200, 201]);
+  const got = await mcp.get(itemPath(PROFILES.routeItem, 'mcp-rule'));
+  const subject = ((got.body as Json).certificateTemplate as Json).subject as Json[];
+  t.equal(subject[0]!.computationRule, 'Lower({{csr.subject.cn}})', 'answered as sent');
+  checkMcpShape(t, got.body as Json, 'profile mcp-rule');
 });
 
 t.test('list_certificate_profiles — horizon-mcp src/tools/config/certificate-profiles.ts:L35-L45,L374-L378', async (t) => {

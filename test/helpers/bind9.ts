@@ -3,11 +3,12 @@
  * publish dns-01 records: one zone whose every name (`*.<zone>`) resolves to 127.0.0.1, open to RFC 2136
  * updates signed with a TSIG key (hmac-sha256). Started once per test file, stopped by its PID at teardown.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../connectors/acme-upstream/pebble.js';
+import { startDaemon } from './daemon.js';
 import { tempDir, type TestContext } from './kernel.js';
 
 export interface Bind9 {
@@ -18,8 +19,11 @@ export interface Bind9 {
   process: ChildProcess;
 }
 
-/** `records`: more zone-file lines (`name IN CAA 0 issue "ca.example"`). */
-export async function startBind9(t: TestContext, zone = 'acme.test', records: string[] = []): Promise<Bind9> {
+/**
+ * `records`: more zone-file lines (`name IN CAA 0 issue "ca.example"`). `extraZones`: more zones served the same
+ * way (open to the same TSIG key), zone → its extra lines, e.g. a validation zone that CNAMEs point into.
+ */
+export async function startBind9(t: TestContext, zone = 'acme.test', records: string[] = [], extraZones: Record<string, string[]> = {}): Promise<Bind9> {
   const dir = tempDir(t, 'cw-bind9-');
   const port = await freePort();
   const tsig = { name: 'certwright-test', algorithm: 'hmac-sha256' as const, secret: randomBytes(32).toString('base64') };
@@ -27,6 +31,9 @@ export async function startBind9(t: TestContext, zone = 'acme.test', records: st
     join(dir, 'zone.db'),
     [`$TTL 1`, `@ IN SOA ns.${zone}. admin.${zone}. 1 60 60 600 1`, `@ IN NS ns.${zone}.`, `ns IN A 127.0.0.1`, `@ IN A 127.0.0.1`, `* IN A 127.0.0.1`, ...records, ''].join('\n'),
   );
+  for (const [extra, lines] of Object.entries(extraZones)) {
+    writeFileSync(join(dir, `${extra}.db`), [`$TTL 1`, `@ IN SOA ns.${extra}. admin.${extra}. 1 60 60 600 1`, `@ IN NS ns.${extra}.`, `ns IN A 127.0.0.1`, ...lines, ''].join('\n'));
+  }
   // The zone's parent (its top-level label) is served too, so lookups climbing the tree (CAA) get answers, not refusals.
   const parent = zone.split('.').slice(1).join('.');
   if (parent) writeFileSync(join(dir, 'parent.db'), [`$TTL 1`, `@ IN SOA ns.${parent}. admin.${parent}. 1 60 60 600 1`, `@ IN NS ns.${parent}.`, `ns IN A 127.0.0.1`, ''].join('\n'));
@@ -44,36 +51,11 @@ options {
 };
 controls { };
 zone "${zone}" { type primary; file "${dir}/zone.db"; allow-update { key "${tsig.name}"; }; };
+${Object.keys(extraZones).map((extra) => `zone "${extra}" { type primary; file "${dir}/${extra}.db"; allow-update { key "${tsig.name}"; }; };`).join('\n')}
 ${parent ? `zone "${parent}" { type primary; file "${dir}/parent.db"; };` : ''}
 `,
   );
-  const child = spawn('/usr/sbin/named', ['-g', '-c', join(dir, 'named.conf'), '-n', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`named did not start:\n${log}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('running')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stderr!.on('data', onData);
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`named exited (${code}):\n${log}`));
-    });
-  });
-  child.stderr!.resume();
-  child.removeAllListeners('exit');
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  );
+  // Its first line already says "running as: named …": ready is "running" after "all zones loaded".
+  const child = await startDaemon(t, 'named', '/usr/sbin/named', ['-g', '-c', join(dir, 'named.conf'), '-n', '1'], (log) => /all zones loaded[\s\S]*\brunning\b/.test(log));
   return { port, zone, tsig, process: child };
 }

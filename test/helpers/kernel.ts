@@ -73,12 +73,12 @@ export const ENROLLMENT_BOOTSTRAP = { pki: { bootstrap: { localCa: true } } } as
 export async function bootKernel(
   t: TestContext,
   overrides: DeepPartial<CertwrightConfig> = {},
-  options: { capture?: LogCapture; config?: CertwrightConfig } = {},
+  options: { capture?: LogCapture; config?: CertwrightConfig; clock?: () => number } = {},
 ): Promise<Kernel> {
   const config = options.config ?? (await testConfig(t, overrides));
   const capture = options.capture ?? new LogCapture();
   const logger = pino({ level: config.log.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, capture);
-  const kernel = await Kernel.boot({ config, logger });
+  const kernel = await Kernel.boot({ config, logger, ...(options.clock ? { clock: options.clock } : {}) });
   t.teardown(() => kernel.stop());
   return kernel;
 }

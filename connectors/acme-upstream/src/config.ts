@@ -11,6 +11,11 @@ export interface AcmeUpstreamConfig {
   eab?: { kid: string; hmacKey: string } | { credentials: string };
   caBundlePem?: string;
   challengeType: ChallengeType;
+  /**
+   * dns-01 only (and required with it): the DCV policy (/api/v1/dcv/policies/) whose provisioner writes the
+   * `_acme-challenge` TXT records, through ctx.dcv.
+   */
+  dcvPolicy?: string;
   termsOfServiceAgreed: boolean;
   retryAfterSeconds: number;
   timeoutMs: number;
@@ -75,6 +80,11 @@ export function readConfig(raw: unknown): AcmeUpstreamConfig {
 
   const challengeType = (optString('challengeType') ?? 'http-01') as ChallengeType;
   if (!CHALLENGE_TYPES.includes(challengeType)) bad('challengeType', `must be one of ${CHALLENGE_TYPES.join(', ')}`);
+  const dcvPolicy = optString('dcvPolicy');
+  if (challengeType === 'dns-01' && dcvPolicy === undefined) {
+    bad('dcvPolicy', 'is required with challengeType dns-01: the name of the DCV policy (/api/v1/dcv/policies/) whose provisioner writes the _acme-challenge records');
+  }
+  if (challengeType !== 'dns-01' && dcvPolicy !== undefined) bad('dcvPolicy', `is only used with challengeType dns-01 (challengeType is ${challengeType})`);
 
   const tos = raw.termsOfServiceAgreed ?? true;
   if (typeof tos !== 'boolean') bad('termsOfServiceAgreed', 'must be a boolean');
@@ -92,6 +102,7 @@ export function readConfig(raw: unknown): AcmeUpstreamConfig {
     ...(caBundlePem ? { caBundlePem } : {}),
     ...(caChainPem ? { caChainPem } : {}),
     challengeType,
+    ...(dcvPolicy ? { dcvPolicy } : {}),
     termsOfServiceAgreed: tos as boolean,
     retryAfterSeconds: int('retryAfterSeconds', 5, 1, 86_400),
     timeoutMs: int('timeoutMs', 30_000, 1_000, 300_000),

@@ -7,13 +7,21 @@
  * `poll()` carries on from the state kept in the plugin's key-value store. Retrying is the kernel's job.
  *
  * Kept in the store, per instance: the account (its ES256 key sealed with the context's secrets, and its
- * URL), each request's order (order URL, CSR, identifiers, and once issued the certificate), and the chain of
- * the last issued certificate (what getCaChain answers).
+ * URL), each request's order (order URL, CSR, identifiers, the dns-01 records published for it, and once issued
+ * the certificate), and the chain of the last issued certificate (what getCaChain answers).
+ *
+ * dns-01 (challengeType dns-01, config dcvPolicy): for each pending authorization the connector publishes the key
+ * authorization digest (RFC 8555 §8.4) at `_acme-challenge.<name>` through the DCV policy's provisioner
+ * (ctx.dcv: zone by SOA, CNAME delegation followed, every authoritative server answering before it returns),
+ * then accepts the challenge. What it published is written in the order's state before and after the write, and
+ * removed once the order no longer needs it (ready, processing, valid or invalid), when the request fails, or when
+ * the CA forgets the order: never left behind.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { exportJWK, FlattenedSign } from 'jose';
+import { calculateJwkThumbprint, exportJWK, FlattenedSign } from 'jose';
 import {
   ConfigurationError,
+  PendingError,
   PermanentError,
   PluginError,
   TransientError,
@@ -25,6 +33,7 @@ import {
   type PluginLogger,
   type ResolvedCredential,
   type RevokeRequest,
+  type DnsRecord,
 } from '@certwright/sdk';
 import { AcmeClient, AcmeProblem, retryAfterOf, type AccountKey, type AcmeResponse } from './acme-client.js';
 import { checkedMacKey, readConfig, type AcmeUpstreamConfig } from './config.js';
@@ -58,6 +67,21 @@ interface OrderState {
   accountUrl: string;
   createdAt: number;
   issued?: { certificatePem: string; chainPem: string[] };
+  /** dns-01 records of this request: written here before ctx.dcv.publish is called, removed once unpublished. */
+  dns01?: Dns01Record[];
+}
+
+/** One dns-01 TXT record published (or being published) for a challenge. */
+interface Dns01Record {
+  /** The challenge it answers (one record per challenge). */
+  challengeUrl: string;
+  /** The DCV policy it was written through, and the domain the policy was asked about (a wildcard's base name). */
+  policy: string;
+  domain: string;
+  /** What was asked of ctx.dcv.publish. */
+  requested: Omit<DnsRecord, 'zone'>;
+  /** What ctx.dcv.publish answered (after CNAME delegation, with its zone): what unpublish removes. */
+  written?: DnsRecord;
 }
 
 interface AcmeOrder {
@@ -72,6 +96,7 @@ interface AcmeOrder {
 interface AcmeChallenge {
   type: string;
   url: string;
+  token?: string;
   status: 'pending' | 'processing' | 'valid' | 'invalid';
   error?: { type?: string; detail?: string };
 }
@@ -79,6 +104,8 @@ interface AcmeChallenge {
 interface AcmeAuthorization {
   status: 'pending' | 'valid' | 'invalid' | 'deactivated' | 'expired' | 'revoked';
   identifier: Identifier;
+  /** RFC 8555 §7.1.4: the authorization of a wildcard name (its identifier is the base name). */
+  wildcard?: boolean;
   challenges: AcmeChallenge[];
 }
 
@@ -104,6 +131,9 @@ const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ORDER_STATE_TTL_MS = 30 * 86_400_000;
 const isTransient = (p: AcmeProblem): boolean => p.status >= 500 || p.status === 429 || TRANSIENT_PROBLEMS.has(p.short);
 const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
+/** TTL of the dns-01 records (seconds): short, the record lives for one validation. */
+const DNS01_TTL = 60;
+const isTransientError = (err: unknown): boolean => err instanceof TransientError || (err as Error | null)?.name === 'TransientError';
 const problemText = (e: { type?: string; detail?: string } | undefined): string => (e ? `${e.type ?? 'error'}: ${e.detail ?? ''}`.trim() : '');
 
 /** SAN type names of IssueRequest.sans (`DNSNAME`, `dns`, `dNSName`, `IPADDRESS`, `ip`, …). */
@@ -413,9 +443,25 @@ export class AcmeUpstreamConnector implements PkiConnector {
     return { status: 'rejected', reason };
   }
 
-  /** Moves the order on as far as it goes without waiting. */
+  /**
+   * Moves the order on as far as it goes without waiting; the dns-01 records go once the order no longer needs
+   * them (it left `pending`), the request is finished, or it failed for good.
+   */
   private async advance(initial: OrderState): Promise<IssueOutcome> {
-    let state = initial;
+    const ref = { state: initial };
+    let outcome: IssueOutcome;
+    try {
+      outcome = await this.move(ref);
+    } catch (err) {
+      if (!isTransientError(err) && !(err instanceof PendingError)) await this.releaseDns01(ref.state, 'the request failed');
+      throw err;
+    }
+    if (outcome.status !== 'pending') await this.releaseDns01(ref.state, outcome.status === 'issued' ? 'the order is valid' : 'the order failed');
+    return outcome;
+  }
+
+  private async move(ref: { state: OrderState }): Promise<IssueOutcome> {
+    let state = ref.state;
     if (state.issued) return { status: 'issued', certificatePem: state.issued.certificatePem, chainPem: [...state.issued.chainPem] };
     try {
       // A few steps at most: accepting the last challenge can make the order ready, finalizing can make it valid.
@@ -427,7 +473,9 @@ export class AcmeUpstreamConnector implements PkiConnector {
           // The CA forgot the order (a test CA restarted, an order purged long after expiry): start again.
           if (err instanceof AcmeProblem && err.status === 404 && step === 0) {
             this.log.warn({ requestId: state.requestId, order: state.orderUrl }, 'the ACME order is gone: creating a new one');
-            state = await this.createOrder(state);
+            await this.releaseDns01(state, 'the ACME order is gone');
+            state = await this.createOrder({ requestId: state.requestId, csrSha256: state.csrSha256, csr: state.csr, identifiers: state.identifiers });
+            ref.state = state;
             continue;
           }
           throw err;
@@ -441,8 +489,10 @@ export class AcmeUpstreamConnector implements PkiConnector {
           case 'invalid':
             return this.rejected(state, await this.whyInvalid(order));
           case 'processing':
+            await this.releaseDns01(state, 'the order is processing');
             return this.pending(state, retryAfter);
           case 'ready': {
+            await this.releaseDns01(state, 'the order is ready');
             const fin = await this.signed(order.finalize, { csr: state.csr });
             const after = fin.json<AcmeOrder>();
             this.log.debug({ requestId: state.requestId, order: state.orderUrl, status: after.status }, 'ACME order finalized');
@@ -467,8 +517,10 @@ export class AcmeUpstreamConnector implements PkiConnector {
   }
 
   /**
-   * Accepts the configured challenge of every pending authorization. Nothing here answers the challenge:
-   * the CA validates what is in place (a DCV provisioner, a pre-validated account, a test CA that says yes).
+   * Accepts the configured challenge of every pending authorization. dns-01 is answered first: its TXT record
+   * published through the DCV policy (and present at every authoritative server) before the challenge is accepted.
+   * http-01 and tls-alpn-01 are not answered here: the CA validates what is in place (a pre-validated account, a
+   * test CA that says yes).
    */
   private async authorize(state: OrderState, order: AcmeOrder): Promise<'all-valid' | 'waiting' | { rejected: string }> {
     let allValid = true;
@@ -487,6 +539,7 @@ export class AcmeUpstreamConnector implements PkiConnector {
         return { rejected: `the ACME CA offers no ${this.config.challengeType} challenge for ${name} (it offers ${offered})` };
       }
       if (challenge.status === 'pending') {
+        if (challenge.type === 'dns-01') await this.publishDns01(state, authz, challenge);
         await this.signed(challenge.url, {});
         this.log.info({ requestId: state.requestId, identifier: name, challenge: challenge.type }, 'ACME challenge accepted');
       }
@@ -519,11 +572,96 @@ export class AcmeUpstreamConnector implements PkiConnector {
     if (!csrKey.equals(cert.publicKey.export({ type: 'spki', format: 'der' }))) {
       throw new PermanentError(`the certificate at ${order.certificate} is not for the CSR's key`);
     }
-    const issued = { certificatePem: leaf, chainPem: chain };
-    await this.ctx.kv.set(this.key('order', state.requestId), { ...state, issued }, { ttlMs: ORDER_STATE_TTL_MS });
+    state.issued = { certificatePem: leaf, chainPem: chain };
+    await this.save(state);
     if (chain.length) await this.ctx.kv.set(this.key('chain'), chain);
     this.log.info({ requestId: state.requestId, order: state.orderUrl, serial: cert.serialNumber.toLowerCase() }, 'certificate issued by the ACME CA');
     return { status: 'issued', certificatePem: leaf, chainPem: [...chain] };
+  }
+
+  private async save(state: OrderState): Promise<void> {
+    await this.ctx.kv.set(this.key('order', state.requestId), state, { ttlMs: ORDER_STATE_TTL_MS });
+  }
+
+  // ------------------------------------------------------------------------------------------------ dns-01
+
+  /** RFC 8555 §8.4: base64url(SHA-256(keyAuthorization)), keyAuthorization = token || '.' || base64url(JWK thumbprint). */
+  private async dns01Value(token: string): Promise<string> {
+    const account = await this.ensureAccount();
+    const thumbprint = await calculateJwkThumbprint(account.key.jwk, 'sha256');
+    return createHash('sha256').update(`${token}.${thumbprint}`).digest('base64url');
+  }
+
+  /**
+   * Publishes the dns-01 record of a challenge through the DCV policy (once: a challenge already published is not
+   * written again). The record is in the order's state before the write, so that whatever happens next, it is
+   * removed later. A DCV refusal (no such policy, a name it does not cover, the provisioner refusing, the record
+   * not answered by every authoritative server in time) fails the request, naming the policy and the name; a
+   * passing failure (a provisioner's TransientError) is retried by the kernel. Either way nothing is left in DNS.
+   */
+  private async publishDns01(state: OrderState, authz: AcmeAuthorization, challenge: AcmeChallenge): Promise<void> {
+    const policy = this.config.dcvPolicy;
+    const domain = dnsValue(authz.identifier.value).replace(/^\*\./, '');
+    const shown = authz.wildcard ? `*.${domain}` : domain;
+    if (!policy) throw new ConfigurationError(`config dcvPolicy is required to answer the dns-01 challenge for ${shown}`);
+    const records = (state.dns01 ??= []);
+    const known = records.find((r) => r.challengeUrl === challenge.url);
+    if (known?.written) return;
+    if (typeof challenge.token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(challenge.token)) {
+      throw new PermanentError(`the ACME CA's dns-01 challenge for ${shown} has no valid token`);
+    }
+    const requested: Omit<DnsRecord, 'zone'> = { fqdn: `_acme-challenge.${domain}`, type: 'TXT', value: await this.dns01Value(challenge.token), ttl: DNS01_TTL };
+    const entry: Dns01Record = known ?? { challengeUrl: challenge.url, policy, domain, requested };
+    if (!known) records.push(entry);
+    await this.save(state);
+    try {
+      entry.written = await this.ctx.dcv.publish(policy, domain, requested);
+    } catch (err) {
+      const why = (err as Error)?.message ?? String(err);
+      const message = `dns-01 for ${shown}: the record ${requested.fqdn} could not be published through the DCV policy "${policy}": ${why}`;
+      this.log.warn({ requestId: state.requestId, identifier: shown, policy, fqdn: requested.fqdn }, message);
+      // Perhaps written before the failure (propagation not seen in time): removed now. A passing failure keeps the
+      // other records (their challenges may be in validation; the retry publishes this one again), a final one
+      // removes them all (the request is over).
+      if (isTransientError(err)) {
+        await this.releaseDns01(state, 'publishing failed', entry);
+        throw new TransientError(message, (err as TransientError).retryAfterSeconds, { cause: err });
+      }
+      await this.releaseDns01(state, 'publishing failed');
+      throw new PermanentError(message, { cause: err });
+    }
+    await this.save(state);
+    this.log.info({ requestId: state.requestId, identifier: shown, policy, fqdn: entry.written.fqdn, zone: entry.written.zone }, 'dns-01 record published');
+  }
+
+  /**
+   * Removes the dns-01 records of the order, or only `only` (exactly its value: other values at the name stay). A
+   * record whose removal fails stays in the state and is tried again at the next call for the request; removed
+   * ones leave it.
+   */
+  private async releaseDns01(state: OrderState, why: string, only?: Dns01Record): Promise<void> {
+    if (!state.dns01?.length) return;
+    const left: Dns01Record[] = [];
+    for (const entry of state.dns01) {
+      if (only && entry !== only) {
+        left.push(entry);
+        continue;
+      }
+      // Not answered by publish (it failed, or the process stopped meanwhile): the value asked for, removed where
+      // it was asked to be written (cleaning an absent value succeeds).
+      const record: DnsRecord = entry.written ?? { ...entry.requested };
+      try {
+        await this.ctx.dcv.unpublish(entry.policy, entry.domain, record);
+        this.log.info({ requestId: state.requestId, policy: entry.policy, fqdn: record.fqdn, why }, 'dns-01 record removed');
+      } catch (err) {
+        // A record never written under a policy that refuses the name: nothing to remove.
+        if (!entry.written && !isTransientError(err)) continue;
+        this.log.error({ requestId: state.requestId, policy: entry.policy, fqdn: record.fqdn, err: (err as Error)?.message ?? String(err) }, 'a dns-01 record could not be removed');
+        left.push(entry);
+      }
+    }
+    state.dns01 = left;
+    await this.save(state);
   }
 
   /** An ACME error as an outcome (the CA refused) or a typed error (retry, reconfigure). */

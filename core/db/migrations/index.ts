@@ -21,6 +21,13 @@ import { teamWebhookPrincipalEnabled0019 } from './0019_team_webhook_principal_e
 import { pkiQueueLimits0020 } from './0020_pki_queue_limits.js';
 import { checkpointOrdinals0021 } from './0021_checkpoint_ordinals.js';
 import { configObjects0022 } from './0022_config_objects.js';
+import { membershipSources0024 } from './0024_membership_sources.js';
+import { popNonces0023 } from './0023_pop_nonces.js';
+import { scim0025 } from './0025_scim.js';
+import { dcv0026 } from './0026_dcv.js';
+import { automationRenewals0027 } from './0027_automation_renewals.js';
+import { reports0028 } from './0028_reports.js';
+import { datasources0029 } from './0029_datasources.js';
 
 /** Core migrations in order. Append only: never edit one that has shipped. */
-export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013, pkiConnectors0014, certificateProfiles0015, requestWorkflow0016, pluginKvExpiry0017, eventNode0018, teamWebhookPrincipalEnabled0019, pkiQueueLimits0020, checkpointOrdinals0021, configObjects0022];
+export const CORE_MIGRATIONS: readonly Migration[] = [events0001, pluginKv0002, scheduler0003, security0004, pki0005, inventory0006, exactStrings0007, requests0008, discoveryEvents0009, certificateDocuments0010, eventIntegrity0011, triggers0012, eventAnalytics0013, pkiConnectors0014, certificateProfiles0015, requestWorkflow0016, pluginKvExpiry0017, eventNode0018, teamWebhookPrincipalEnabled0019, pkiQueueLimits0020, checkpointOrdinals0021, configObjects0022, popNonces0023, membershipSources0024, scim0025, dcv0026, automationRenewals0027, reports0028, datasources0029];

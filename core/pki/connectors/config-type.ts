@@ -117,6 +117,8 @@ export function pkiConnectorType(deps: PkiConnectorTypeDeps): ConfigObjectType {
       { field: 'queue', type: 'pki-queue' },
       // acme-upstream's External Account Binding from a password credential (eab: {credentials}).
       { field: 'configuration.eab.credentials', type: 'credential' },
+      // acme-upstream's dns-01 answered through a DCV policy.
+      { field: 'configuration.dcvPolicy', type: 'dcv-policy' },
     ],
     store: connectorStore(deps),
     hooks: {

@@ -72,6 +72,12 @@ export class Gateway implements PkiGateway {
   private blocked: { ref: QueueRef; retryAt: number | null }[] = [];
   /** Told when a revocation through a connector completed (the CRL cache drops that connector's CRL). */
   onRevoked: (tenant: string, connector: string) => void = () => undefined;
+  /** Set by the publication module (it owns the CRL cache): the connector's current CRL. */
+  crlSource: (tenant: string, connector: string) => Promise<Uint8Array | null> = async () => null;
+
+  crl(tenant: string, connector: string): Promise<Uint8Array | null> {
+    return this.crlSource(tenant, connector);
+  }
 
   constructor(
     private readonly services: CoreServices,

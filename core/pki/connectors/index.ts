@@ -88,7 +88,7 @@ export async function registerPkiConnectors(app: FastifyInstance, services: Core
 
   const caChain = (tenant: string, name: string) => gateway.caChain(tenant, name);
   await app.register(connectorRoutes, { services, repository, instances, caChain, importChain, changed });
-  await app.register(publicationRoutes, { services, instances, caChain, crls });
+  await app.register(publicationRoutes, { services, instances, caChain, crls, onCrlSource: (crlOf) => (gateway.crlSource = crlOf) });
 
   return {
     gateway,

@@ -54,7 +54,7 @@ const failed = (connector: string, what: string, err: unknown): ProblemError =>
  * (RFC 6960 A.1). CRL and OCSP answers come from the connector's `crl` / `ocsp` over the inventory's view of
  * what its issuing CA signed; 404 for an unknown connector or one that does not sign them.
  */
-export async function publicationRoutes(app: FastifyInstance, options: PublicationOptions & { crls: CrlCache }): Promise<void> {
+export async function publicationRoutes(app: FastifyInstance, options: PublicationOptions & { crls: CrlCache; onCrlSource?: (crlOf: (tenant: string, connector: string) => Promise<Uint8Array | null>) => void }): Promise<void> {
   const { services, instances, crls } = options;
   app.addContentTypeParser('application/ocsp-request', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body));
 
@@ -88,20 +88,26 @@ export async function publicationRoutes(app: FastifyInstance, options: Publicati
 
   type P = { Params: { connector: string } };
 
+  /** The connector's current CRL through the cache; null when the connector signs none. */
+  const crlOf = async (tenant: string, connector: string): Promise<Uint8Array | null> => {
+    const active = await instances.resolve(tenant, connector);
+    const crl = active.connector.crl?.bind(active.connector);
+    if (!crl) return null;
+    try {
+      return await crls.get(tenant, connector, active.record.version, async () => crl(await sourceOf(tenant, connector)));
+    } catch (err) {
+      throw failed(connector, 'the CRL', err);
+    }
+  };
+  options.onCrlSource?.(crlOf);
+
   app.get<P>('/pki/:connector/crl', {
     config: { capability: 'webra', access: 'public' },
     schema: { tags, summary: "The connector's current CRL (DER, application/pkix-crl)", params: connectorParams, response: { 200: binary('DER CRL') } },
     handler: async (request, reply) => {
       const { connector } = request.params;
-      const active = await instances.resolve(request.tenant, connector);
-      const crl = active.connector.crl?.bind(active.connector);
-      if (!crl) throw noMethod(connector, 'a CRL');
-      let der: Uint8Array;
-      try {
-        der = await crls.get(request.tenant, connector, active.record.version, async () => crl(await sourceOf(request.tenant, connector)));
-      } catch (err) {
-        throw failed(connector, 'the CRL', err);
-      }
+      const der = await crlOf(request.tenant, connector);
+      if (!der) throw noMethod(connector, 'a CRL');
       return reply.type('application/pkix-crl').send(Buffer.from(der));
     },
   });

@@ -73,4 +73,6 @@ export interface PkiGateway {
   exists(tenant: string, connector: string): Promise<boolean>;
   /** The queue item of a request, if it has one. */
   queueState(tenant: string, requestId: string): Promise<QueueItemState | null>;
+  /** The connector's current CRL (DER, cached as /pki/<connector>/crl serves it); null when it signs none. */
+  crl(tenant: string, connector: string): Promise<Uint8Array | null>;
 }

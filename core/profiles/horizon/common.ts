@@ -15,10 +15,6 @@ export function only(where: string, sent: unknown, certwright: unknown, why: str
   throw invalid(`${where}: ${JSON.stringify(sent)} is not supported: ${why}`);
 }
 
-/** A computation rule: Certwright has none (template values are fixed or filled by the requester). */
-export const noComputationRule = (where: string, sent: unknown): void =>
-  only(`${where}.computationRule`, sent, undefined, 'Certwright has no computation rules: give a fixed value (editableByRequester false) or let the requester fill it in');
-
 /** Approvers accept or deny a request as it was made (core/requests approve takes no template). */
 export const notEditableByApprover = (where: string, sent: unknown): void =>
   only(`${where}.editableByApprover`, sent, false, 'a Certwright approver cannot edit the request, only approve or deny it (false, or leave it out)');

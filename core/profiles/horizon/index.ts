@@ -39,7 +39,7 @@ export function horizonKeysOf(p: CertificateProfile): Json {
     },
     cryptoPolicy: cryptoPolicyOf(p.keyPolicy),
     requestsPolicy: requestsPolicyOf(),
-    selfPermissions: selfPermissionsOf(),
+    selfPermissions: selfPermissionsOf(p.authorizations),
     // Horizon's top-level passwordPolicy is the one of the challenge (WebRAProfileResponse.PasswordPolicy).
     ...(p.challenge.passwordPolicy !== undefined ? { passwordPolicy: p.challenge.passwordPolicy } : {}),
   };
@@ -97,7 +97,6 @@ const same = (a: unknown, b: unknown): boolean => isDeepStrictEqual(JSON.parse(J
  */
 export function mergeHorizon(body: Json, profile: CertificateProfile, stored: readonly CertificateProfile[]): CertificateProfile {
   checkRequestsPolicy(body.requestsPolicy as Json | null | undefined);
-  checkSelfPermissions(body.selfPermissions as Json | null | undefined);
   if (body.certificateTemplate) checkTemplateExtras(body.certificateTemplate as Json);
   const out: CertificateProfile = { ...profile };
   for (const part of PARTS) {
@@ -117,5 +116,6 @@ export function mergeHorizon(body: Json, profile: CertificateProfile, stored: re
     }
     throw invalid(`${part.path.join('.')} and ${field} disagree: send one of them, or the same settings in both`);
   }
+  checkSelfPermissions(body.selfPermissions as Json | null | undefined, out.authorizations);
   return out;
 }

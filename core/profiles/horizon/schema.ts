@@ -21,7 +21,7 @@ export function horizonSchemas(input: boolean): Record<string, unknown> {
     editableByRequester: { ...opt('boolean'), description: 'Certwright: editable' },
     editableByApprover: { ...opt('boolean'), description: 'Always false: a Certwright approver cannot edit a request (true is refused)' },
   };
-  const computationRule = { ...str(1024), description: 'Refused when set: Certwright has no computation rules' };
+  const computationRule = { ...str(4096), description: 'A computation rule computing the value from the request (see POST /api/v1/templatestring/playground)' };
   const level = {
     type: input ? ['object', 'null'] : 'object',
     ...closed,
@@ -72,7 +72,7 @@ export function horizonSchemas(input: boolean): Record<string, unknown> {
       mandatory: opt('boolean'),
       ...editable,
       regex: str(1024),
-      ...(input ? { computationRule } : {}),
+      computationRule,
     },
   };
   const sanElement = {
@@ -85,7 +85,7 @@ export function horizonSchemas(input: boolean): Record<string, unknown> {
       max: input ? { type: ['integer', 'null'], minimum: 0, maximum: 100 } : { type: 'integer' },
       regex: str(1024),
       ...editable,
-      ...(input ? { computationRule } : {}),
+      computationRule,
     },
   };
   const labelElement = {
@@ -97,7 +97,8 @@ export function horizonSchemas(input: boolean): Record<string, unknown> {
       value: str(1024),
       mandatory: opt('boolean'),
       ...editable,
-      ...(input ? { computationRule, regex: { ...str(1024), description: 'Refused when set' }, enum: strings, suggestions: strings } : {}),
+      computationRule,
+      ...(input ? { regex: { ...str(1024), description: 'Refused when set' }, enum: strings, suggestions: strings } : {}),
     },
   };
   const policy = (withValue: boolean) => ({
@@ -108,7 +109,8 @@ export function horizonSchemas(input: boolean): Record<string, unknown> {
       mandatory: opt('boolean'),
       ...editable,
       ...(withValue ? { value: str(1024) } : {}),
-      ...(input ? { computationRule, description: anyObjects, ...(withValue ? { regex: str(1024), whitelist: strings } : {}) } : {}),
+      computationRule,
+      ...(input ? { description: anyObjects, ...(withValue ? { regex: str(1024), whitelist: strings } : {}) } : {}),
     },
   });
   const list = (items: object) => ({ type: input ? ['array', 'null'] : 'array', maxItems: 100, items });

@@ -60,6 +60,9 @@ export const WORKFLOW_CODE: Record<Workflow, 'WEBRA-ENROLL-002' | 'WEBRA-RENEW-0
   import: 'WEBRA-IMPORT-002',
 };
 
+/** Protocols whose devices enroll with a one-time challenge an administrator submits for (spec: "EST, SCEP or WebRA challenge request"; MDM is Intune/Jamf SCEP). */
+export const CHALLENGE_PROTOCOLS: readonly string[] = ['est', 'scep', 'mdm'];
+
 export const CERTIFICATE_WORKFLOWS: readonly Workflow[] = ['renew', 'revoke', 'update', 'migrate', 'recover'];
 
 export const invalid = (workflow: Workflow | undefined, message: string): ProblemError => new ProblemError(workflow ? WORKFLOW_CODE[workflow] : 'REQ-002', { message });

@@ -1,3 +1,5 @@
+import { HOLDER_POP_WORKFLOWS } from '../../profiles/rights.js';
+import { popIdentifier } from '../../security/auth/authenticator.js';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { IssueRequest } from '@certwright/sdk';
 import type { FastifyRequest } from 'fastify';
@@ -12,7 +14,9 @@ import { encodePkcs12 } from '../../pki/pkcs12/encode.js';
 import { parseCertificatePem } from '../../pki/x509/parse.js';
 import { applyElementRules } from '../../profiles/changes.js';
 import type { IssueResult } from '../../pki/connectors/types.js';
-import type { CertificateProfile, Rights, Workflow } from '../../profiles/types.js';
+import type { CertificateProfile, CsrFacts, Rights, Workflow } from '../../profiles/types.js';
+import { computeValues, datasourcesOf, hasComputationRules, type ComputedValues } from '../../profiles/computation.js';
+import type { LookupTables } from '../../templatestring/evaluate.js';
 import type { ResolvedPrincipal } from '../../security/principals/resolver.js';
 import { DEFAULT_POLICY_NAME } from '../../security/password-policies/service.js';
 import type { CoreServices } from '../../services.js';
@@ -26,7 +30,7 @@ import { envelopeOf, revocationReasonOf, storableTemplate, type Envelope } from 
 import { generateKey, hashChallenge, newChallenge, type RequestSecrets } from './secrets.js';
 import { Completions } from './completion.js';
 import { RequestLedger } from './ledger.js';
-import { CERTIFICATE_WORKFLOWS, createPublicKeyDer, derOf, holderOf, invalid, keyValuesAfter, parseCsr, planOf, publicSpkiOfCertificate, sansElementsOf, single, subjectElementsOf, type Plan, type RequestAnswer } from './plan.js';
+import { CERTIFICATE_WORKFLOWS, CHALLENGE_PROTOCOLS, createPublicKeyDer, derOf, holderOf, invalid, keyValuesAfter, parseCsr, planOf, publicSpkiOfCertificate, sansElementsOf, single, subjectElementsOf, type Plan, type RequestAnswer } from './plan.js';
 
 export type { RequestAnswer } from './plan.js';
 
@@ -103,6 +107,7 @@ export class RequestWorkflows {
       if (workflow !== 'migrate' || !profileName) profileName = certificate.profile ?? profileName;
     }
     if (!profileName) throw invalid(workflow, 'The request names no profile');
+    checkHolder(request.principal!, workflow, certificate);
     const profile = await this.deps.profiles.require(tenant, profileName);
     const rights = this.rights(profile, request.principal!, workflow);
     if (!rights.direct && !rights.request) throw new ProblemError('REQ-006');
@@ -134,6 +139,7 @@ export class RequestWorkflows {
       if (!profileName) throw invalid(workflow, 'The certificate belongs to no profile');
     }
     if (!profileName) throw invalid(workflow, 'The request names no profile');
+    checkHolder(principal, workflow, certificate);
     const profile = await this.deps.profiles.require(tenant, profileName);
     const rights = this.rights(profile, principal, workflow);
     if (!rights.direct && !rights.request) throw new ProblemError('REQ-006', { detail: `${workflow} on profile ${profile.name}` });
@@ -148,14 +154,17 @@ export class RequestWorkflows {
     // answers such requests itself.
     const enrollModule = [module, profile.module ?? 'webra'].find((m) => m !== 'webra');
     const servedByProtocol = via !== undefined && enrollModule === via.protocol && profile.protocols?.[via.protocol]?.enabled === true;
-    if (workflow === 'enroll' && enrollModule && !servedByProtocol) throw new ProblemError('REQ-012', { detail: `profile ${profile.name} is a ${enrollModule} profile` });
+    // An EST, SCEP or MDM enroll submitted here (v1 Go NewScepChallengeRequest) asks for the one-time challenge
+    // the device then presents to that protocol, which must be enabled on the profile.
+    const protocolChallenge = via === undefined && workflow === 'enroll' && CHALLENGE_PROTOCOLS.includes(module) && profile.protocols?.[module]?.enabled === true;
+    if (workflow === 'enroll' && enrollModule && !servedByProtocol && !protocolChallenge) throw new ProblemError('REQ-012', { detail: `profile ${profile.name} is a ${enrollModule} profile` });
     if (['enroll', 'renew'].includes(workflow) && !(await this.deps.gateway.exists(tenant, profile.pkiConnector))) {
       throw new ProblemError('REQ-011', { detail: `PKI connector ${profile.pkiConnector}` });
     }
 
-    const prepared = await this.prepare(tenant, profile, workflow, env, certificate);
+    const prepared = await this.prepare(tenant, profile, workflow, env, certificate, protocolChallenge, principal);
     const direct = rights.direct;
-    const challengeMode = workflow === 'enroll' && profile.authorizationMode === 'challenge' && module === 'webra';
+    const challengeMode = protocolChallenge || (workflow === 'enroll' && profile.authorizationMode === 'challenge' && module === 'webra');
     prepared.plan.challengeMode = challengeMode;
     if (env.dryRun) {
       // Checked as a submission would be (rights, profile, template, CSR), nothing stored, nothing issued.
@@ -229,6 +238,27 @@ export class RequestWorkflows {
     return this.answer(tenant, done, principal);
   }
 
+  /**
+   * Where computation rules read datasource records (Lookup): set once datasources are registered (the kernel);
+   * without it, a rule that looks a record up fails as the playground's would.
+   */
+  lookupSource: ((tenant: string, names: readonly string[]) => Promise<LookupTables>) | undefined;
+
+  /** What the profile's computation rules compute for this request (none without rules). */
+  private async computed(
+    tenant: string,
+    profile: CertificateProfile,
+    workflow: Workflow,
+    template: Record<string, unknown>,
+    csr: CsrFacts | undefined,
+    requester: { identifier: string; name?: string | null; email?: string | null } | undefined,
+  ): Promise<ComputedValues | undefined> {
+    if (!hasComputationRules(profile)) return undefined;
+    const names = datasourcesOf(profile);
+    const lookups = names.length > 0 && this.lookupSource ? await this.lookupSource(tenant, names) : undefined;
+    return computeValues(profile, { template, requester: requester ?? { identifier: 'anonymous' }, profile: profile.name, workflow, ...(csr ? { csr } : {}) }, { now: this.services.clock, ...(lookups ? { lookups } : {}) });
+  }
+
   /** Checks a submission against its profile and computes what its execution needs. */
   private async prepare(
     tenant: string,
@@ -236,6 +266,8 @@ export class RequestWorkflows {
     workflow: Workflow,
     env: Envelope,
     certificate: CertificateObject | undefined,
+    protocolChallenge = false,
+    principal?: ResolvedPrincipal,
   ): Promise<{ plan: Plan; labels?: KeyValue[]; metadata?: KeyValue[]; holderId?: string; key?: string; password?: string; importKey?: string }> {
     const plan: Plan = { pkiConnector: profile.pkiConnector };
     switch (workflow) {
@@ -251,14 +283,16 @@ export class RequestWorkflows {
           if (!('team' in template) && certificate.team) template.team = { value: certificate.team };
           if (!('contactEmail' in template) && certificate.contactEmail) template.contactEmail = { value: certificate.contactEmail };
         }
-        const challenge = workflow === 'enroll' && profile.authorizationMode === 'challenge';
+        const challenge = protocolChallenge || (workflow === 'enroll' && profile.authorizationMode === 'challenge');
         let csr: CsrInfo | undefined;
         if (typeof template.csr === 'string') csr = await parseCsr(template.csr, workflow);
         if (challenge && !csr) {
           // The CSR comes with the challenge: only the template is checked now, when it says something.
           return { plan: { ...plan, mode: 'decentralized' }, holderId: undefined };
         }
-        const resolved = this.deps.profiles.resolve(profile, workflow, template, csr ? { subject: csr.dn, sans: csr.sans, keyType: csr.keyType, dnElements: csr.dnElements } : undefined);
+        const facts = csr ? { subject: csr.dn, sans: csr.sans, keyType: csr.keyType, dnElements: csr.dnElements } : undefined;
+        const computed = await this.computed(tenant, profile, workflow, template, facts, principal);
+        const resolved = this.deps.profiles.resolve(profile, workflow, template, facts, computed);
         await this.services.inventory.repository.labels.check(tenant, resolved.labels);
         Object.assign(plan, planOf(resolved));
         plan.escrow = profile.keyPolicy.escrow;
@@ -555,7 +589,7 @@ export class RequestWorkflows {
   }
 
   /** POST /api/v1/challenge/submit: the challenge authorizes one enrollment with this CSR. */
-  async consumeChallenge(tenant: string, input: { challenge?: unknown; csr?: unknown; template?: unknown }): Promise<RequestAnswer> {
+  async consumeChallenge(tenant: string, input: { challenge?: unknown; csr?: unknown; template?: unknown }, scope?: { protocol: string; profile: string }): Promise<RequestAnswer> {
     // Horizon's MCP server sends the CSR inside `template` (src/tools/lifecycle/challenge.ts), as a submit does.
     const template = typeof input.template === 'object' && input.template !== null ? (input.template as { csr?: unknown }) : {};
     const body = { challenge: input.challenge, csr: input.csr ?? template.csr };
@@ -567,10 +601,16 @@ export class RequestWorkflows {
     if (Number(row.expires_at) <= this.services.clock()) throw new ProblemError('CHAL-006');
     const stored = await this.store.get(tenant, row.request_id);
     if (!stored || stored.request.status !== 'approved') throw new ProblemError('CHAL-007');
+    // A protocol spends only the challenges submitted for it on the profile it serves (an EST challenge is no SCEP password).
+    // The challenge API (no scope) spends WebRA challenges only.
+    if (scope ? stored.request.module !== scope.protocol || stored.request.profile !== scope.profile : stored.request.module !== 'webra') throw new ProblemError('CHAL-003');
     const profile = await this.deps.profiles.require(tenant, stored.request.profile!);
     const csr = await parseCsr(body.csr, 'enroll');
     // Checked before the challenge is spent: a bad CSR leaves it usable.
-    const resolved = this.deps.profiles.resolve(profile, 'enroll', { ...stored.request.template, csr: csr.pem }, { subject: csr.dn, sans: csr.sans, keyType: csr.keyType, dnElements: csr.dnElements });
+    const facts = { subject: csr.dn, sans: csr.sans, keyType: csr.keyType, dnElements: csr.dnElements };
+    const submitted = { ...stored.request.template, csr: csr.pem };
+    const computed = await this.computed(tenant, profile, 'enroll', submitted, facts, stored.request.requester ? { identifier: stored.request.requester } : undefined);
+    const resolved = this.deps.profiles.resolve(profile, 'enroll', submitted, facts, computed);
     if (resolved.mode !== 'decentralized') throw new ProblemError('CHAL-002', { message: 'A challenge enrollment is decentralized: the CSR carries the key' });
     const plan: Plan = { ...((stored.request.requestedX509Data ?? {}) as Plan), ...planOf(resolved), csr: csr.pem, challengeMode: true };
     const ready = await this.knex.transaction(async (trx) => {
@@ -728,5 +768,16 @@ export class RequestWorkflows {
       out.requestedX509Data = Object.fromEntries(Object.entries({ subject, sans, keyType, validityDays, keyUsage, extendedKeyUsage }).filter(([, v]) => v !== undefined));
     }
     return out;
+  }
+}
+
+/**
+ * A holder logged in by proof of possession acts on the certificate it proved alone, and only to renew,
+ * revoke or update it (the profile must also grant `holder:pop`: rights.ts).
+ */
+function checkHolder(principal: ResolvedPrincipal, workflow: Workflow, certificate: CertificateObject | undefined): void {
+  if (principal.identityProviderType !== 'pop') return;
+  if (!HOLDER_POP_WORKFLOWS.includes(workflow) || !certificate || popIdentifier(certificate.thumbprint) !== principal.identifier) {
+    throw new ProblemError('REQ-006', { detail: 'A proof of possession allows renewing, revoking or updating the proven certificate only' });
   }
 }

@@ -85,7 +85,8 @@ export function scheduledTaskType(tasks: TaskService, repo: TaskRepository): Con
     required: ['name', 'type', 'cron'],
     // What a GET answers besides the task (run state, Horizon's names of it): accepted, never stored.
     serverOwned: ['id', 'category', 'lastRun', 'lastFinished', 'nextRun', 'lastResult', 'createdAt', 'updatedAt', ...HORIZON_SERVER_KEYS],
-    references: [teamsOf('recipients'), teamsOf('cc'), teamsOf('bcc')],
+    // A lifecycle task names its automation policy.
+    references: [teamsOf('recipients'), teamsOf('cc'), teamsOf('bcc'), { field: 'parameters.policy', type: 'automation-policy' }],
     store: taskStore(repo),
     hooks: {
       // The defaults the routes' schema fills in, and the parameters' own (as a save through the routes stores them).

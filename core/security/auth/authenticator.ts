@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { CredentialsRefusedError } from '@certwright/sdk';
 import type { FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
@@ -12,8 +13,14 @@ import type { PrincipalIdentity, PrincipalResolver, ResolvedPrincipal } from '..
 import type { IdentityProviderService } from '../providers/service.js';
 import { CSRF_COOKIE, CSRF_HEADER, safeEqual, SESSION_COOKIE, type SessionClaims, type SessionTokens } from './session.js';
 import type { LoginThrottle, ThrottleKey } from './throttle.js';
+import { TokenRefused, type ServiceAccountVerifier } from '../service-accounts/verifier.js';
+import type { PopNonces } from '../pop/nonces.js';
+import { ProofRefused, verifyProof } from '../pop/proof.js';
+import { PermissionSet } from '../permissions/permission-set.js';
 
-export type AuthMethod = 'api-key' | 'basic' | 'session' | 'provider';
+/** `service-account`: a JWKS service account's JWT, shown on every request (never a session, spec rule 2). */
+/** `pop`: a proof of possession of a certificate's key (X-JWT-CERT-POP), for the holder's own certificate only. */
+export type AuthMethod = 'api-key' | 'basic' | 'session' | 'provider' | 'service-account' | 'pop';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,9 +45,35 @@ export interface AuthenticatorDeps {
   cacheMaxEntries: number;
   /** Whether the team named `team` lists the principal as a manager. */
   isTeamManager: (principal: ResolvedPrincipal, team: string) => boolean;
+  /** JWKS service accounts (X-API-SVA). */
+  serviceAccounts: ServiceAccountVerifier;
+  /** Replay-Nonce values of proofs of possession. */
+  popNonces: PopNonces;
 }
 
+/** The only routes a proof of possession opens: a holder renews, revokes or updates its own certificate there. */
+const POP_ROUTES = new Set(['POST /api/v1/requests/submit', 'POST /api/v1/requests/template', 'GET /api/v1/automation/lifecycle/:policy/verify']);
+/** Who a proof of possession logs in as: the holder of the certificate whose SHA-1 thumbprint follows. */
+export const POP_PROVIDER = 'proof-of-possession';
+export const popIdentifier = (thumbprint: string): string => `pop:${thumbprint}`;
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The client certificate of the TLS connection (the HTTPS listener requests one and lets the identity providers
+ * judge it), as PEM; undefined over plain HTTP or when the client sent none. Memoised on the request.
+ */
+const peerPems = new WeakMap<FastifyRequest, string | null>();
+export function peerCertificatePem(request: FastifyRequest): string | undefined {
+  let pem = peerPems.get(request);
+  if (pem === undefined) {
+    const socket = request.raw.socket as { getPeerCertificate?: (detailed?: boolean) => { raw?: Buffer } | null };
+    const raw = socket.getPeerCertificate?.(false)?.raw;
+    pem = raw && raw.length > 0 ? `-----BEGIN CERTIFICATE-----\n${raw.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE-----\n` : null;
+    peerPems.set(request, pem);
+  }
+  return pem ?? undefined;
+}
 const MAX_SECRET = 1024;
 
 const one = (v: string | string[] | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -71,12 +104,15 @@ export class Authenticator implements Authorizer {
   /** Verified session tokens (the whole token is the key: a MAC alone could be grafted on another payload). */
   private readonly tokenCache: LRUCache<string, SessionClaims> | null;
   private readonly cacheKey = randomBytes(32);
+  /** Local-account secrets verified for plugins (verifyLocalSecret). */
+  private readonly localCache: LRUCache<string, object> | null;
 
   constructor(private readonly deps: AuthenticatorDeps) {
     const options = { max: deps.cacheMaxEntries, ttl: deps.cacheTtlMs };
     this.keyCache = deps.cacheTtlMs > 0 ? new LRUCache(options) : null;
     this.sessionCache = deps.cacheTtlMs > 0 ? new LRUCache(options) : null;
     this.tokenCache = deps.cacheTtlMs > 0 ? new LRUCache(options) : null;
+    this.localCache = deps.cacheTtlMs > 0 ? new LRUCache(options) : null;
   }
 
   /** Drops every cached key, session and principal (after a security change on this node). */
@@ -84,6 +120,8 @@ export class Authenticator implements Authorizer {
     this.keyCache?.clear();
     this.sessionCache?.clear();
     this.tokenCache?.clear();
+    this.localCache?.clear();
+    this.deps.serviceAccounts.invalidate();
     this.deps.resolver.invalidate();
   }
 
@@ -108,6 +146,8 @@ export class Authenticator implements Authorizer {
   async authenticate(request: FastifyRequest): Promise<ResolvedPrincipal> {
     const headers = request.headers;
     const tenant = request.tenant;
+    const serviceAccount = one(headers['x-api-sva']);
+    if (serviceAccount !== undefined) return this.serviceAccountLogin(request, tenant, serviceAccount);
     const apiId = one(headers['x-api-id']);
     const apiKey = one(headers['x-api-key']);
     if (apiId !== undefined || apiKey !== undefined) {
@@ -121,9 +161,70 @@ export class Authenticator implements Authorizer {
       if (colon <= 0) throw new ProblemError('SEC-AUTH-002');
       return this.credentialLogin(request, tenant, decoded.slice(0, colon), decoded.slice(colon + 1), 'basic');
     }
+    const proof = one(headers['x-jwt-cert-pop']);
+    if (proof !== undefined) return this.popLogin(request, tenant, proof);
     const token = this.cookies(request)[SESSION_COOKIE];
     if (token !== undefined) return this.sessionLogin(request, token);
     return this.providerLogin(request, tenant);
+  }
+
+  /**
+   * A JWKS service account: X-API-SVA names it, the JWT comes in X-API-TOKEN or as a Bearer token. Spec
+   * "Authentication" rules 2 and 3: no session, and a refusal says nothing of its cause — the cause goes to
+   * the technical log only, never to the events.
+   */
+  private async serviceAccountLogin(request: FastifyRequest, tenant: string, name: string): Promise<ResolvedPrincipal> {
+    const authorization = one(request.headers.authorization);
+    const token = one(request.headers['x-api-token']) ?? (authorization && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined);
+    try {
+      if (!name || !token) throw new TokenRefused('no token (X-API-TOKEN or Authorization: Bearer)');
+      const principal = await this.deps.serviceAccounts.verify(tenant, name, token);
+      request.authMethod = 'service-account';
+      return principal;
+    } catch (err) {
+      if (!(err instanceof TokenRefused)) request.log.error({ err, serviceAccount: name }, 'service account verification failed');
+      else request.log.info({ serviceAccount: name, address: request.ip, reason: err.message }, 'service account token refused');
+      throw new ProblemError('SEC-AUTH-007');
+    }
+  }
+
+  /**
+   * Proof of possession (client-compat §1): a JWT signed by the key of the certificate in its `sub`, carrying a
+   * nonce this service handed out. Without a valid proof with an unused nonce: 401 `proof required` with a
+   * fresh Replay-Nonce (the clients' pre-flight and retry); never a Replay-Nonce on any other answer. The
+   * principal holds no permission: the request workflows let it act on that certificate alone, where the
+   * profile grants `holder:pop`.
+   */
+  private async popLogin(request: FastifyRequest, tenant: string, jwt: string): Promise<ResolvedPrincipal> {
+    if (!POP_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ''}`)) throw new ProblemError('SEC-AUTH-009', { message: 'A proof of possession is accepted for the holder\'s own requests only (POST /api/v1/requests/submit)' });
+    let reason: string;
+    try {
+      const { certificate, nonce } = await verifyProof(jwt, this.deps.clock());
+      if (nonce === null) reason = 'no nonce';
+      else if (!(await this.deps.popNonces.consume(tenant, nonce))) reason = 'nonce unknown, expired or already used';
+      else {
+        request.authMethod = 'pop';
+        const own: never[] = [];
+        return {
+          identifier: popIdentifier(certificate.thumbprint),
+          name: certificate.dn,
+          email: null,
+          tenant,
+          identityProviderName: POP_PROVIDER,
+          identityProviderType: 'pop',
+          permissions: new PermissionSet(own),
+          ownPermissions: own,
+          roles: [],
+          teams: [],
+          preferences: {},
+        };
+      }
+    } catch (err) {
+      if (!(err instanceof ProofRefused)) request.log.error({ err }, 'proof of possession could not be checked');
+      reason = err instanceof Error ? err.message : String(err);
+    }
+    request.log.info({ address: request.ip, reason }, 'proof of possession refused');
+    throw new ProblemError('SEC-AUTH-008', { headers: { 'replay-nonce': await this.deps.popNonces.issue(tenant), 'cache-control': 'no-store' } });
   }
 
   private async credentialLogin(request: FastifyRequest, tenant: string, identifier: string, secret: string, method: AuthMethod): Promise<ResolvedPrincipal> {
@@ -159,10 +260,41 @@ export class Authenticator implements Authorizer {
     return this.deps.resolver.resolve(found.identity);
   }
 
+  /**
+   * A local account's secret presented to a plugin (ctx.localAccounts.verify: EST HTTP Basic, an SCEP admin page):
+   * the same throttle per (identifier, address) and per address as a login, and the same verified-secret cache,
+   * so a protocol is no side door for guessing secrets and a device does not pay argon2id on every request.
+   * Null when throttled or wrong.
+   */
+  async verifyLocalSecret<T>(tenant: string, identifier: string, secret: string, address: string | undefined, verify: () => Promise<T | null>): Promise<T | null> {
+    if (identifier.length > 191 || secret.length > MAX_SECRET) return null;
+    const where = address ?? 'plugin';
+    const keys: ThrottleKey[] = [
+      { kind: 'pair', tenant, identifier, address: where },
+      { kind: 'address', value: where },
+    ];
+    const cacheKey = this.localCache ? createHmac('sha256', this.cacheKey).update(`local\u0000${tenant}\u0000${identifier}\u0000${secret}`).digest('base64') : '';
+    const cached = this.localCache?.get(cacheKey) as T | undefined;
+    if (cached !== undefined) return this.deps.throttle.lockedInMemory(keys) > 0 ? null : cached;
+    if ((await this.deps.throttle.locked(keys)) > 0) return null;
+    const found = await verify();
+    if (found === null) {
+      await this.deps.throttle.recordFailure(keys);
+      return null;
+    }
+    await this.deps.throttle.reset(keys[0]!);
+    this.localCache?.set(cacheKey, found as object);
+    return found;
+  }
+
   /** Credentials other than a key or a session (certificates, provider-specific headers). */
   private async providerLogin(request: FastifyRequest, tenant: string): Promise<ResolvedPrincipal> {
-    const found = await this.askProviders(request, tenant);
+    let refused = false;
+    const found = await this.askProviders(request, tenant, () => (refused = true));
     if (!found) {
+      // Credentials a provider recognised and refused, or a client certificate no provider accepted (the provider
+      // wrote the failure event with its reason).
+      if (refused || peerCertificatePem(request) !== undefined) throw new ProblemError('SEC-AUTH-006');
       const hasCredentials = request.headers.authorization !== undefined || request.headers.cookie !== undefined;
       throw new ProblemError(hasCredentials ? 'SEC-AUTH-002' : 'SEC-AUTH-001');
     }
@@ -170,8 +302,10 @@ export class Authenticator implements Authorizer {
     return this.deps.resolver.resolve(found.identity);
   }
 
-  private async askProviders(request: FastifyRequest, tenant: string): Promise<{ providerName: string; identity: PrincipalIdentity } | null> {
-    const input = { headers: request.headers, tenant, remoteAddress: request.ip };
+  private async askProviders(request: FastifyRequest, tenant: string, onRefused?: () => void): Promise<{ providerName: string; identity: PrincipalIdentity } | null> {
+    const clientCertificatePem = peerCertificatePem(request);
+    const connectionAddress = request.raw.socket.remoteAddress;
+    const input = { headers: request.headers, tenant, remoteAddress: request.ip, ...(connectionAddress ? { connectionAddress } : {}), ...(clientCertificatePem ? { clientCertificatePem } : {}) };
     for (const active of await this.deps.providers.enabled(tenant)) {
       try {
         const principal = await active.provider.authenticate(input);
@@ -189,7 +323,8 @@ export class Authenticator implements Authorizer {
           };
         }
       } catch (err) {
-        request.log.warn({ provider: active.name, err }, 'identity provider failed while authenticating; treated as no match');
+        if (err instanceof CredentialsRefusedError || (err as Error | null)?.name === 'CredentialsRefusedError') onRefused?.();
+        else request.log.warn({ provider: active.name, err }, 'identity provider failed while authenticating; treated as no match');
       }
     }
     return null;
@@ -246,6 +381,9 @@ export class Authenticator implements Authorizer {
     if (SAFE_METHODS.has(request.method)) return;
     const { cookie, authorization } = request.headers;
     if (cookie === undefined && authorization === undefined) return;
+    // A Bearer service-account token is no ambient credential (a browser never sends one by itself, unlike
+    // cookies and cached Basic credentials): CSRF cannot ride on it, and the workload has no cookie to echo.
+    if (request.authMethod === 'service-account' && cookie === undefined) return;
     const header = one(request.headers[CSRF_HEADER]);
     const expected = this.cookies(request)[CSRF_COOKIE];
     const ok =

@@ -60,11 +60,13 @@ export async function memberFlags(db: Db, tenant: string, kind: GroupKind, group
 
 export async function addMembers(db: Db, tenant: string, kind: GroupKind, group: string, changes: MemberChange[]): Promise<void> {
   const key = ['tenant', 'kind', 'group_name', 'identifier'];
-  const row = (c: MemberChange) => ({ tenant, kind, group_name: group, identifier: c.identifier, manager: kind === 'team' && c.manager === true });
+  // granted_by null: a membership granted here is the administrator's, even one an identity provider's claims had
+  // granted before (claim-memberships.ts drops only the memberships a provider still owns).
+  const row = (c: MemberChange) => ({ tenant, kind, group_name: group, identifier: c.identifier, manager: kind === 'team' && c.manager === true, granted_by: null });
   const keepFlag = changes.filter((c) => c.manager === undefined || kind === 'role');
   const setFlag = changes.filter((c) => c.manager !== undefined && kind === 'team');
-  if (keepFlag.length > 0) await db(TABLE).insert(keepFlag.map(row)).onConflict(key).ignore();
-  if (setFlag.length > 0) await db(TABLE).insert(setFlag.map(row)).onConflict(key).merge(['manager']);
+  if (keepFlag.length > 0) await db(TABLE).insert(keepFlag.map(row)).onConflict(key).merge(['granted_by']);
+  if (setFlag.length > 0) await db(TABLE).insert(setFlag.map(row)).onConflict(key).merge(['manager', 'granted_by']);
 }
 
 export async function removeMembers(db: Db, tenant: string, kind: GroupKind, group: string, identifiers: string[]): Promise<number> {
@@ -89,9 +91,9 @@ export async function setPrincipalGroups(db: Db, tenant: string, identifier: str
   await (groups.length > 0 ? gone.whereNotIn('group_name', groups) : gone).delete();
   if (groups.length === 0) return;
   await db(TABLE)
-    .insert(groups.map((group_name) => ({ tenant, kind, group_name, identifier, manager: false })))
+    .insert(groups.map((group_name) => ({ tenant, kind, group_name, identifier, manager: false, granted_by: null })))
     .onConflict(['tenant', 'kind', 'group_name', 'identifier'])
-    .ignore();
+    .merge(['granted_by']);
 }
 
 /**

@@ -16,6 +16,7 @@ export const CONFIGURATION_SECTIONS = [
   'automation',
   'cas',
   'credentials',
+  'datasources',
   'dcv',
   'discovery',
   'grading',

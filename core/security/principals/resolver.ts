@@ -111,6 +111,32 @@ export class PrincipalResolver {
     return principal;
   }
 
+  /**
+   * A principal whose grants come with its identity rather than from principal information and memberships (a
+   * service account: its own permissions and roles). Not cached here: its caller keeps the result.
+   */
+  async compose(who: PrincipalIdentity, own: Permission[], roleNames: string[]): Promise<ResolvedPrincipal> {
+    const roles =
+      roleNames.length === 0
+        ? []
+        : ((await this.knex('security_roles').where({ tenant: who.tenant }).whereIn('name', roleNames).select('name', 'permissions')) as { name: string; permissions: string }[]);
+    const all = [...own];
+    for (const role of roles) all.push(...parse<Permission[]>(role.permissions, []));
+    return {
+      identifier: who.identifier,
+      name: who.name ?? null,
+      email: who.email ?? null,
+      tenant: who.tenant,
+      identityProviderName: who.identityProviderName,
+      identityProviderType: who.identityProviderType,
+      permissions: new PermissionSet(all),
+      ownPermissions: own,
+      roles: roles.map((r) => r.name).sort(),
+      teams: [],
+      preferences: {},
+    };
+  }
+
   private async load(who: PrincipalIdentity): Promise<ResolvedPrincipal> {
     const { tenant, identifier } = who;
     const [info, memberships] = await Promise.all([

@@ -3,6 +3,7 @@
  * base64url(serial)` (the DER INTEGER's content octets), and the suggested renewal window.
  */
 import * as pkijs from 'pkijs';
+import { ariSuggestedWindow } from '@certwright/sdk';
 import { AcmeProblem } from './problems.js';
 
 export interface CertFacts {
@@ -35,14 +36,5 @@ export function parseCertId(certId: unknown): { akiHex: string; serialHex: strin
   return { akiHex: Buffer.from(m[1]!, 'base64url').toString('hex'), serialHex: Buffer.from(m[2]!, 'base64url').toString('hex') };
 }
 
-/**
- * The suggested window: the last third of the lifetime's first five sixths (from 2/3 to 5/6 of it, as public
- * CAs suggest), or, when an administrator asked for early renewal, the hour from that date on.
- */
-export function suggestedWindow(notBefore: number, notAfter: number, renewAfter: number | null): { start: number; end: number } {
-  const lifetime = notAfter - notBefore;
-  const start = notBefore + Math.floor((lifetime * 2) / 3);
-  const end = notBefore + Math.floor((lifetime * 5) / 6);
-  if (renewAfter !== null && renewAfter < start) return { start: renewAfter, end: Math.min(renewAfter + 3_600_000, notAfter) };
-  return { start, end };
-}
+/** The suggested window (the SDK's, shared with the kernel's automation policies). */
+export const suggestedWindow = (notBefore: number, notAfter: number, renewAfter: number | null): { start: number; end: number } => ariSuggestedWindow(notBefore, notAfter, renewAfter);

@@ -15,6 +15,8 @@ export interface RouteScope {
     url: string;
     schema?: Record<string, unknown>;
     config?: Record<string, unknown>;
+    /** Answers this route's errors, those of the body parser included (a protocol's own error form). Since SDK 1.9. */
+    errorHandler?: (error: unknown, request: any, reply: any) => unknown;
     handler: (request: any, reply: any) => unknown;
   }): unknown;
   addContentTypeParser(

@@ -57,6 +57,12 @@ export interface PebbleOptions {
   config?: Record<string, unknown>;
   /** Extra environment (PEBBLE_WFE_NONCEREJECT…). */
   env?: Record<string, string>;
+  /**
+   * `host:port` of the DNS server pebble's validation authority asks (`-dnsserver`), e.g. the test's BIND9. With it,
+   * pebble validates for real (no PEBBLE_VA_ALWAYS_VALID) and reuses no authorization (PEBBLE_AUTHZREUSE=0), so
+   * every order's dns-01 challenges are answered through DNS.
+   */
+  dnsServer?: string;
 }
 
 export interface Pebble {
@@ -79,9 +85,9 @@ export interface Pebble {
 }
 
 /**
- * Starts pebble with PEBBLE_VA_NOSLEEP=1 and PEBBLE_VA_ALWAYS_VALID=1: there is no challenge responder in
- * Certwright yet (no DCV provisioner reachable from a PKI connector), so pebble is told to treat every
- * challenge as answered. PEBBLE_WFE_NONCEREJECT=0 unless `env` says otherwise, so that the assertions are
+ * Starts pebble with PEBBLE_VA_NOSLEEP=1 and, unless `dnsServer` is given, PEBBLE_VA_ALWAYS_VALID=1: the connector
+ * answers only dns-01 (through a DCV policy), so for the other tests pebble is told to treat every challenge as
+ * answered. PEBBLE_WFE_NONCEREJECT=0 unless `env` says otherwise, so that the assertions are
  * deterministic (the badNonce retry has its own test with 100 %).
  */
 export async function startPebble(t: TestContext, options: PebbleOptions = {}): Promise<Pebble> {
@@ -97,7 +103,7 @@ export async function startPebble(t: TestContext, options: PebbleOptions = {}): 
         managementListenAddress: `127.0.0.1:${mgmtPort}`,
         certificate: tls.certFile,
         privateKey: tls.keyFile,
-        // Unused: PEBBLE_VA_ALWAYS_VALID means pebble never connects to validate.
+        // Unused: PEBBLE_VA_ALWAYS_VALID means pebble never connects to validate, and dns-01 asks DNS only.
         httpPort: 5002,
         tlsPort: 5001,
         ocspResponderURL: '',
@@ -106,14 +112,17 @@ export async function startPebble(t: TestContext, options: PebbleOptions = {}): 
       },
     }),
   );
-  const env = { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_VA_ALWAYS_VALID: '1', PEBBLE_WFE_NONCEREJECT: '0', ...options.env };
+  const validation = options.dnsServer ? { PEBBLE_AUTHZREUSE: '0' } : { PEBBLE_VA_ALWAYS_VALID: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PEBBLE_VA_NOSLEEP: '1', ...validation, PEBBLE_WFE_NONCEREJECT: '0', ...options.env };
+  if (options.dnsServer && !options.env?.PEBBLE_VA_ALWAYS_VALID) delete env.PEBBLE_VA_ALWAYS_VALID;
+  const args = ['-config', configFile, '-strict=false', ...(options.dnsServer ? ['-dnsserver', options.dnsServer] : [])];
   const directoryUrl = `https://127.0.0.1:${acmePort}/dir`;
   const managementUrl = `https://127.0.0.1:${mgmtPort}`;
   let out = '';
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(PEBBLE, ['-config', configFile, '-strict=false'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(PEBBLE, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     let exited: string | undefined;
     proc.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));

@@ -26,7 +26,8 @@ for (const body of [
 t.test('profiles by protocol', async (t) => {
   t.match(await facade.profile('acme', 'default'), { name: 'default', settings: { enabled: true } }, 'ACME is on for default (first start)');
   t.equal(await facade.profile('acme', 'plain'), null, 'not on a profile without it');
-  t.equal(await facade.profile('est', 'default'), null, 'nor for another protocol');
+  t.equal(await facade.profile('mdm', 'default'), null, 'nor for a protocol the profile does not enable');
+  t.match(await facade.profile('est', 'default'), { settings: { enabled: true } }, 'EST is on for default too (first start)');
   t.equal(await facade.profile('acme', 'missing'), null, 'nor on a missing profile');
 });
 
@@ -66,4 +67,27 @@ t.test('a one-time challenge is consumed once', async (t) => {
   t.match(spent, { status: 'completed', certificatePem: /BEGIN CERTIFICATE/ });
   t.match(await facade.consumeChallenge(challenge, csrFor('chal.example.com')), { refused: true, code: 'CHAL-007' }, 'spent: refused');
   t.match(await facade.consumeChallenge('wrong', csrFor('chal.example.com')), { refused: true, code: 'CHAL-003' });
+});
+
+t.test('SDK 1.9: service certificates skip approval, protocol challenges, scoped consumption, lookup by serial, renew', async (t) => {
+  const service = await facade.enroll({ protocol: 'est', profile: 'gated', csrPem: csrFor('ra.example.com'), requester: 'est:service', service: true });
+  t.match(service, { status: 'completed', certificatePem: /BEGIN CERTIFICATE/ }, 'a service certificate does not wait for an approver');
+  const issued = await facade.newChallenge({ protocol: 'est', profile: 'gated', requester: 'est:admin-page' });
+  if ('refused' in issued) throw new Error(issued.message);
+  t.ok(issued.challenge.length >= 16 && issued.expiresAt > Date.now(), 'a challenge with its expiry');
+  t.match((await admin('GET', `/api/v1/requests/${issued.requestId}`)).json(), { module: 'est', status: 'approved', requester: 'est:admin-page' }, 'an approved challenge request');
+  t.match(await facade.newChallenge({ protocol: 'scep', profile: 'gated', requester: 'x' }), { refused: true, code: 'PRF-003' }, 'not for a protocol the profile does not serve');
+  t.match(await facade.consumeChallenge(issued.challenge, csrFor('c1.example.com'), 'default', { protocol: 'scep', profile: 'gated' }), { refused: true, code: 'CHAL-003' }, 'another protocol cannot spend it');
+  t.match(await facade.consumeChallenge(issued.challenge, csrFor('c1.example.com')), { refused: true, code: 'CHAL-003' }, 'nor the WebRA challenge API');
+  const spent = await facade.consumeChallenge(issued.challenge, csrFor('c1.example.com'), 'default', { protocol: 'est', profile: 'gated' });
+  t.match(spent, { status: 'completed', certificatePem: /BEGIN CERTIFICATE/ }, 'its protocol on its profile spends it');
+  if ('refused' in spent || !spent.certificatePem) throw new Error('not issued');
+  const { X509Certificate } = await import('node:crypto');
+  const serial = new X509Certificate(spent.certificatePem).serialNumber;
+  t.match(await facade.certificateBySerial(serial), [{ certificatePem: spent.certificatePem, profile: 'gated', revoked: false }], 'found by its serial');
+  t.same(await facade.certificateBySerial('00' + serial.toLowerCase()), await facade.certificateBySerial(serial), 'leading zero bytes and case do not matter');
+  t.same(await facade.certificateBySerial('not-hex'), []);
+  const renewed = await facade.renew({ protocol: 'est', certificatePem: spent.certificatePem, csrPem: csrFor('c1.example.com'), requester: 'est:device' });
+  t.match(renewed, { status: 'pending' }, 'a renewal on a profile that needs approval waits');
+  t.match(await facade.renew({ protocol: 'acme', certificatePem: spent.certificatePem, csrPem: csrFor('c1.example.com'), requester: 'x' }), { refused: true, code: 'PRF-003' }, 'not through a protocol the profile does not serve');
 });

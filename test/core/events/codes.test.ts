@@ -35,6 +35,13 @@ const NOT_EVENTS = new Set([
   'SEC-ROLE',
   'SEC-TEAM',
   'SEC-IDP',
+  'SEC-SVA', // service accounts
+  'DCV-PROVIDER', // the DCV collections' problem code families (core/dcv/config-types.ts)
+  'AUTOMATION-POLICY', // the automation policies' problem code family (core/automation/policies/config-type.ts)
+  'DCV-PROVISIONER',
+  'DCV-POLICY',
+  'EXECUTION-POLICY', // execution policies' problem code family (core/automation/executions/config-type.ts)
+  'SHA-1', // a digest name (core/security/x509)
   'PKI-CONN', // problem code families of collections that keep their own routes (errorFamily)
   'PKI-QUEUE',
 ]);

@@ -66,7 +66,7 @@ t.test('scheduled tasks: create, validate, run on their CRON, run now, update, d
     ['too few fields', { name: 'x', type: 'reporting', cron: '* *' }, 'SCHED-002', /expected 5 or 6 fields/],
     ['bad time zone', { name: 'x', type: 'reporting', cron: '0 2 * * *', timezone: 'Mars/Olympus' }, 'SCHED-002', /timezone: "Mars\/Olympus"/],
     // `report` is built in (Horizon's report task); `reporting` is the fixture plugin's.
-    ['unknown type', { name: 'x', type: 'teleport', cron: '0 2 * * *' }, 'SCHED-002', /type: "teleport" is not a registered task type \(known: report, reporting\)/],
+    ['unknown type', { name: 'x', type: 'teleport', cron: '0 2 * * *' }, 'SCHED-002', /type: "teleport" is not a registered task type \(known: lifecycle, report, reporting\)/],
     ['bad parameters', { name: 'x', type: 'reporting', cron: '0 2 * * *', parameters: { recipients: 'all' } }, 'SCHED-002', /parameters\.recipients: must be array/],
     ['duplicate name', { name: 'weekly-report', type: 'reporting', cron: '0 2 * * *' }, 'SCHED-004', /already exists/],
     ['unknown field', { name: 'x', type: 'reporting', cron: '0 2 * * *', colour: 'red' }, 'HTTP-003', /./],

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { ProblemError } from '../../../errors/index.js';
+import { parseFiniteDuration } from '../../../http/finite-duration.js';
 import { CERTIFICATE_LANGUAGE } from '../../../inventory/language.js';
 import { projectionOf } from '../../../inventory/search/projection.js';
 import { sortKeysOf } from '../../../inventory/search/sort.js';
 import { parseQuery } from '../../../query/index.js';
-import type { ReportParameters, ReportRecipient } from './parameters.js';
+import { DEFAULT_REPORT_RETENTION, type ReportParameters, type ReportRecipient } from './parameters.js';
 
 /** An address, or `Name <address>`: what nodemailer and SMTP take as a sender or recipient. */
 export const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+$/;
@@ -15,9 +16,8 @@ const RESERVED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'subject', 'sender'
 
 /** Whether the parameters can run, beyond their JSON Schema: a message naming the field, or null. */
 export async function checkReport(knex: Knex, tenant: string, p: ReportParameters): Promise<string | null> {
-  // Horizon forms Certwright has no service for: refused by name rather than stored and never run.
-  if (p.reportType === 'link_email') return 'reportType: link_email is not supported (Certwright has no report download service); use attachment_email';
-  if (p.retentionPeriod !== undefined && p.retentionPeriod !== null) return 'retentionPeriod: applies to link_email reports only, which are not supported';
+  const retention = retentionProblem(p);
+  if (retention) return retention;
   if (p.hqlType !== 'hcql') return `hqlType: "${p.hqlType}" is not supported: report tasks query certificates (hcql)`;
 
   const sender = SENDER.exec(p.from.trim());
@@ -50,6 +50,25 @@ export async function checkReport(knex: Knex, tenant: string, p: ReportParameter
   } catch (err) {
     return `hqlSortedBy: ${queryProblem(err)}`;
   }
+  return null;
+}
+
+/** A link report is kept a while (at least a minute, at most ten years); an attachment is not kept at all. */
+const MIN_RETENTION_MS = 60_000;
+const MAX_RETENTION_MS = 3650 * 86_400_000;
+
+/** How long a link report is kept, in ms (retentionPeriod, else the default); null when `p` is no link report. */
+export function retentionMs(p: ReportParameters): number | null {
+  if (p.reportType !== 'link_email') return null;
+  return parseFiniteDuration(p.retentionPeriod ?? DEFAULT_REPORT_RETENTION);
+}
+
+function retentionProblem(p: ReportParameters): string | null {
+  const given = p.retentionPeriod !== undefined && p.retentionPeriod !== null;
+  if (p.reportType !== 'link_email') return given ? 'retentionPeriod: applies to link_email reports only (an attachment is not kept)' : null;
+  const ms = retentionMs(p);
+  if (ms === null) return `retentionPeriod: "${p.retentionPeriod}" is not a duration (e.g. "7 days", "12 hours")`;
+  if (ms < MIN_RETENTION_MS || ms > MAX_RETENTION_MS) return 'retentionPeriod: must be between 1 minute and 3650 days';
   return null;
 }
 

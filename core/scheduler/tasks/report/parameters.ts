@@ -30,6 +30,9 @@ export interface ReportParameters {
   retentionPeriod?: string | null;
 }
 
+/** How long a link report is kept when its task names no retentionPeriod. */
+export const DEFAULT_REPORT_RETENTION = '30 days';
+
 /** Every parameter name, in the order answers list them (horizon.ts flattens these, and only these). */
 export const REPORT_KEYS = [
   'reportType',
@@ -65,15 +68,15 @@ const nullable = <S extends { type: string }>(schema: S) => ({ ...schema, type: 
 
 /**
  * JSON Schema of the parameters (draft 7, as Horizon's request schema has it). The enums keep every value
- * Horizon knows, so that one it has but Certwright does not run (link_email, hrql…) is refused by report
- * checks (check.ts) with a message saying so, not as "must be equal to one of the allowed values".
+ * Horizon knows, so that one it has but Certwright does not run (hrql…) is refused by report checks
+ * (check.ts) with a message saying so, not as "must be equal to one of the allowed values".
  */
 export const REPORT_PARAMETERS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['reportType', 'recipients', 'from', 'title', 'isHtml', 'hqlType'],
   properties: {
-    reportType: { type: 'string', enum: ['attachment_email', 'link_email'], description: 'attachment_email: the CSV is attached (link_email is refused: no report download service).' },
+    reportType: { type: 'string', enum: ['attachment_email', 'link_email'], description: 'attachment_email: the CSV is attached; link_email: the CSV is stored as a report (/api/v1/reports/) and the message carries its link, GET /reports/{uuid}.' },
     recipients: { ...recipients, minItems: 1, description: 'To (Horizon: recipients).' },
     cc: nullable(recipients),
     bcc: nullable(recipients),
@@ -81,7 +84,7 @@ export const REPORT_PARAMETERS_SCHEMA = {
     title: { type: 'string', minLength: 1, maxLength: 998, description: 'Subject.' },
     body: { type: ['string', 'null'], maxLength: 65536, description: 'Text of the message (HTML when isHtml).' },
     isHtml: { type: 'boolean' },
-    fileName: { type: ['string', 'null'], pattern: '^[0-9a-zA-Z\\-_.]+$', maxLength: 200, description: 'Attachment name (.csv added when absent); the task name by default.' },
+    fileName: { type: ['string', 'null'], pattern: '^[0-9a-zA-Z\\-_.]+$', maxLength: 200, description: 'Name of the attachment or of the downloaded report (.csv added when absent); the task name by default.' },
     hqlType: { type: 'string', enum: ['hcql', 'hpql', 'hrql', 'heql', 'hdql'], description: 'Query language: hcql (certificates) only.' },
     hqlQuery: { type: ['string', 'null'], description: 'HCQL query; absent or empty: every certificate.' },
     hqlFields: { type: ['array', 'null'], maxItems: 64, items: { type: 'string' }, description: 'CSV columns (certificate properties); the CSV export defaults when absent.' },
@@ -96,7 +99,7 @@ export const REPORT_PARAMETERS_SCHEMA = {
       items: { type: 'object', additionalProperties: false, required: ['key', 'value'], properties: { key: { type: 'string', minLength: 1, maxLength: 76 }, value: { type: 'string', maxLength: 998 } } },
       description: 'Extra message headers.',
     },
-    compressCsv: { type: 'boolean', description: 'Attach the CSV gzipped (.csv.gz).' },
-    retentionPeriod: { type: ['string', 'null'], description: 'link_email only: refused.' },
+    compressCsv: { type: 'boolean', description: 'Gzip the CSV (.csv.gz), attached or stored.' },
+    retentionPeriod: { type: ['string', 'null'], maxLength: 32, description: `link_email only: how long the report is kept, a duration ("7 days", "12 hours"); ${DEFAULT_REPORT_RETENTION} when absent.` },
   },
 } as const;
