@@ -1,24 +1,20 @@
 import { Command } from 'commander';
-import { ConfigError, loadConfig, type CertwrightConfig } from './config/index.js';
-import { Kernel } from './kernel.js';
-import { generateDocs } from './docs/generate.js';
-import { validatePluginFolder } from './plugins/validate-folder.js';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { PROJECT_ROOT } from './kernel.js';
-import { bundleOutput, verifyBundleFile } from './events/bundle/cli.js';
-import { BrokenRangeError, exportBundle } from './events/bundle/export.js';
-import { BundleRangeError, parseBound, resolveRange, type RangeBound } from './events/bundle/range.js';
-import { abandonedAfterMs } from './events/integrity/index.js';
-import { createIntegrityServices } from './events/integrity/services.js';
-import { CliUsageError, cliExport, cliImport, passphraseFromEnv } from './config-objects/transfer/cli.js';
-import { conflictCount } from './config-objects/transfer/import.js';
-import { ProblemError } from './errors/index.js';
-import { DEFAULT_TENANT } from './http/server.js';
-import { AUTOMATION_POLICY_TYPE } from './automation/policies/config-type.js';
-import { idsCoveredByPolicies } from './automation/policies/coverage.js';
+import { ConfigError, loadConfig, type CertwrightConfig } from './config/index.js';
+import type { Kernel } from './kernel.js';
+import type { RangeBound } from './events/bundle/range.js';
 import type { AutomationPolicy } from './automation/policies/model.js';
-import { DEFAULT_RENEW_BEFORE, DEFAULT_YEARS, parseSimulateFlags, simulateInventory, SimulatorUsageError, writeReport, type SimulateFlags, type SimulateOptions } from './simulator/cli.js';
+import type { SimulateFlags, SimulateOptions } from './simulator/cli.js';
+import { DEFAULT_RENEW_BEFORE, DEFAULT_YEARS } from './simulator/defaults.js';
+
+// A command loads only what it uses (dynamic imports below): the kernel's module graph costs seconds to load,
+// and commands such as `events verify`, `plugins validate` or a usage error need none of it.
+
+/** The kernel class, loaded on first use. */
+async function kernelClass(): Promise<typeof Kernel> {
+  return (await import('./kernel.js')).Kernel;
+}
 
 /** A bad configuration is one line on stderr naming the key and the reason, and exit code 2. */
 function configOrExit(): CertwrightConfig {
@@ -35,6 +31,7 @@ function configOrExit(): CertwrightConfig {
 
 async function serve(): Promise<void> {
   const config = configOrExit();
+  const Kernel = await kernelClass();
   let kernel: Kernel;
   try {
     kernel = await Kernel.boot({ config });
@@ -70,14 +67,14 @@ async function serve(): Promise<void> {
 async function migrate(): Promise<void> {
   const config = configOrExit();
   // Booting applies core migrations, then each plugin's; nothing is started and no port is opened.
-  const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'warn' } }, startPlugins: false });
+  const kernel = await (await kernelClass()).boot({ config: { ...config, log: { ...config.log, level: 'warn' } }, startPlugins: false });
   await kernel.stop();
   process.stdout.write('migrations applied\n');
 }
 
 async function listPlugins(options: { json?: boolean }): Promise<void> {
   const config = configOrExit();
-  const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'silent' } }, startPlugins: false });
+  const kernel = await (await kernelClass()).boot({ config: { ...config, log: { ...config.log, level: 'silent' } }, startPlugins: false });
   const rows = kernel.plugins.summaries().map((s) => (s.state === 'registered' ? { ...s, state: 'ready' } : s));
   await kernel.stop();
   if (options.json) {
@@ -90,6 +87,7 @@ async function listPlugins(options: { json?: boolean }): Promise<void> {
 }
 
 async function validatePlugin(dir: string): Promise<void> {
+  const { validatePluginFolder } = await import('./plugins/validate-folder.js');
   const result = await validatePluginFolder(dir);
   if (result.ok) {
     process.stdout.write(`ok: ${result.manifest.id}@${result.manifest.version} (${result.manifest.kind})\n`);
@@ -100,6 +98,7 @@ async function validatePlugin(dir: string): Promise<void> {
 }
 
 async function docs(options: { check?: boolean }): Promise<void> {
+  const [{ generateDocs }, { PROJECT_ROOT }] = await Promise.all([import('./docs/generate.js'), import('./kernel.js')]);
   const generated = await generateDocs();
   const stale: string[] = [];
   for (const [path, text] of Object.entries(generated)) {
@@ -128,6 +127,7 @@ async function docs(options: { check?: boolean }): Promise<void> {
 /** `events export`: a proof bundle of a range of the event chain (core/events/bundle), read with the normal config. */
 async function eventsExport(options: { from?: string; to?: string; out?: string }): Promise<void> {
   const config = configOrExit();
+  const { BundleRangeError, parseBound, resolveRange } = await import('./events/bundle/range.js');
   let from: RangeBound | undefined;
   let to: RangeBound | undefined;
   try {
@@ -138,6 +138,13 @@ async function eventsExport(options: { from?: string; to?: string; out?: string 
     process.exitCode = 2;
     return;
   }
+  const [Kernel, { bundleOutput }, { BrokenRangeError, exportBundle }, { abandonedAfterMs }, { createIntegrityServices }] = await Promise.all([
+    kernelClass(),
+    import('./events/bundle/cli.js'),
+    import('./events/bundle/export.js'),
+    import('./events/integrity/index.js'),
+    import('./events/integrity/services.js'),
+  ]);
   const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'silent' } }, startPlugins: false });
   try {
     const { knex } = kernel.db;
@@ -164,7 +171,8 @@ async function eventsExport(options: { from?: string; to?: string; out?: string 
 }
 
 /** `events verify`: checks a proof bundle with no database. */
-function eventsVerify(bundle: string, options: { key?: string }): void {
+async function eventsVerify(bundle: string, options: { key?: string }): Promise<void> {
+  const { verifyBundleFile } = await import('./events/bundle/cli.js');
   const { exitCode, output } = verifyBundleFile(bundle, options.key);
   // The verdict (OK or BROKEN) is the answer: stdout; an unreadable bundle or key is an error: stderr.
   (exitCode === 2 ? process.stderr : process.stdout).write(`${output}\n`);
@@ -177,6 +185,7 @@ function eventsVerify(bundle: string, options: { key?: string }): void {
  */
 async function withConfigKernel(run: (kernel: Kernel) => Promise<void>): Promise<void> {
   const config = configOrExit();
+  const [Kernel, { CliUsageError }, { ProblemError }] = await Promise.all([kernelClass(), import('./config-objects/transfer/cli.js'), import('./errors/index.js')]);
   const kernel = await Kernel.boot({ config: { ...config, log: { ...config.log, level: 'silent' } }, startPlugins: false });
   try {
     await run(kernel);
@@ -190,7 +199,8 @@ async function withConfigKernel(run: (kernel: Kernel) => Promise<void>): Promise
 }
 
 /** Flags checked before booting: a usage error costs no database connection. */
-function passphraseOrExit(name: string | undefined): string | undefined | null {
+async function passphraseOrExit(name: string | undefined): Promise<string | undefined | null> {
+  const { passphraseFromEnv } = await import('./config-objects/transfer/cli.js');
   try {
     return passphraseFromEnv(name);
   } catch (err) {
@@ -201,8 +211,9 @@ function passphraseOrExit(name: string | undefined): string | undefined | null {
 }
 
 async function configExport(options: { types?: string; passphraseEnv?: string }): Promise<void> {
-  const passphrase = passphraseOrExit(options.passphraseEnv);
+  const passphrase = await passphraseOrExit(options.passphraseEnv);
   if (passphrase === null) return;
+  const { cliExport } = await import('./config-objects/transfer/cli.js');
   await withConfigKernel(async (kernel) => {
     const document = await cliExport(kernel.configObjects, { ...(options.types !== undefined ? { types: options.types } : {}), ...(passphrase !== undefined ? { passphrase } : {}) });
     process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
@@ -210,7 +221,7 @@ async function configExport(options: { types?: string; passphraseEnv?: string })
 }
 
 async function configImport(file: string, options: { dryRun?: boolean; passphraseEnv?: string }): Promise<void> {
-  const passphrase = passphraseOrExit(options.passphraseEnv);
+  const passphrase = await passphraseOrExit(options.passphraseEnv);
   if (passphrase === null) return;
   let text: string;
   try {
@@ -220,6 +231,7 @@ async function configImport(file: string, options: { dryRun?: boolean; passphras
     process.exitCode = 2;
     return;
   }
+  const [{ cliImport }, { conflictCount }] = await Promise.all([import('./config-objects/transfer/cli.js'), import('./config-objects/transfer/import.js')]);
   await withConfigKernel(async (kernel) => {
     const result = await cliImport(kernel.configObjects, text, { dryRun: options.dryRun === true, ...(passphrase !== undefined ? { passphrase } : {}) });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -230,6 +242,7 @@ async function configImport(file: string, options: { dryRun?: boolean; passphras
 
 /** `simulate renewals`: the flags are checked before booting; the inventory is read with the normal config. */
 async function simulateRenewals(flags: SimulateFlags): Promise<void> {
+  const { parseSimulateFlags, simulateInventory, SimulatorUsageError, writeReport } = await import('./simulator/cli.js');
   const usage = (err: unknown): void => {
     if (!(err instanceof SimulatorUsageError)) throw err;
     process.stderr.write(`certwright: ${err.message}\n`);
@@ -241,6 +254,11 @@ async function simulateRenewals(flags: SimulateFlags): Promise<void> {
   } catch (err) {
     return usage(err);
   }
+  const [{ AUTOMATION_POLICY_TYPE }, { idsCoveredByPolicies }, { DEFAULT_TENANT }] = await Promise.all([
+    import('./automation/policies/config-type.js'),
+    import('./automation/policies/coverage.js'),
+    import('./http/server.js'),
+  ]);
   await withConfigKernel(async (kernel) => {
     // What automation policies cover is renewed by the lifecycle task: automated, not by hand.
     const policies = (await kernel.configObjects.list(AUTOMATION_POLICY_TYPE, DEFAULT_TENANT)) as unknown as AutomationPolicy[];

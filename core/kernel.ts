@@ -128,6 +128,9 @@ export class Kernel {
     // Set once plugins are started: a boot failing after that stops them before the database closes (their timers
     // and jobs would otherwise query a destroyed pool: 'Unable to acquire a connection', an uncaught error).
     let stopStartedPlugins: (() => Promise<void>) | undefined;
+    // Agenda connects its backend from its constructor: a boot failing before that ends would have it query a
+    // destroyed pool (the same uncaught error), so a failed boot stops the scheduler too (bounded wait).
+    let stopScheduler: (() => Promise<void>) | undefined;
     const workers = new DecodeWorkers(config.workers, logger.child({ component: 'workers' }));
     try {
       const applied = await migrateLatest(db.knex, CORE_MIGRATIONS, CORE_MIGRATIONS_TABLE);
@@ -158,6 +161,7 @@ export class Kernel {
         defaultLockLifetime: config.scheduler.lockLifetimeMs,
         stopTimeoutMs: config.scheduler.stopTimeoutMs,
       });
+      stopScheduler = () => scheduler.stop();
       let hostPolicy = HostPolicy.fromConfig(config);
       const currentPolicy = () => hostPolicy;
       const security = new SecurityCore({
@@ -336,6 +340,7 @@ export class Kernel {
       return kernel;
     } catch (err) {
       await app?.close().catch(() => undefined);
+      await stopScheduler?.().catch(() => undefined);
       await stopStartedPlugins?.().catch(() => undefined);
       await workers.stop();
       await checkpointer?.stop();

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { DEFAULT_RENEW_BEFORE, DEFAULT_YEARS } from './defaults.js';
 import type { Knex } from 'knex';
 import type { ValidityStep } from '../grading/cabf.js';
 import { ProblemError } from '../errors/index.js';
@@ -36,8 +37,6 @@ export interface SimulateOptions {
   output: string | null;
 }
 
-export const DEFAULT_YEARS = 5;
-export const DEFAULT_RENEW_BEFORE = 0.33;
 const MAX_YEARS = 50;
 
 function integer(text: string, flag: string, min: number, max: number): number {
