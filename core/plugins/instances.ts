@@ -1,9 +1,12 @@
 import { Ajv } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
 import type { PluginInstance, PluginManifest } from '@certwright/sdk';
 
 // Vendor schemas carry annotations of their own (x-secret, x-*): allowed, not enforced.
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true });
 ajv.addKeyword({ keyword: 'x-secret', schemaType: 'boolean' });
+// Vendor schemas use the standard formats (uri, email…): checked, not ignored with a warning at every boot.
+(addFormatsPlugin as unknown as (instance: Ajv) => Ajv)(ajv);
 
 /** Validates each configured instance of a plugin against its manifest's configSchema. */
 export function checkInstances(manifest: PluginManifest, instances: readonly PluginInstance[]): string | null {

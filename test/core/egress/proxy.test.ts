@@ -93,7 +93,8 @@ async function callEach(expectProxied = 0): Promise<Outcome> {
 }
 
 const port = new URL(destination.base).port;
-const paths = (o: Outcome) => o.received.map((r) => r.path).sort();
+// Distinct paths: a CRL download the CA's import scheduled can land in the first round too (a loaded machine).
+const paths = (o: Outcome) => [...new Set(o.received.map((r) => r.path))].sort();
 const ALL = ['/fetch', '/hook', '/root.crl'];
 
 t.test('(a) no proxy object: every call goes direct, tinyproxy sees nothing', async (t) => {

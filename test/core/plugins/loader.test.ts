@@ -25,6 +25,8 @@ export default definePlugin({ register(ctx) { ctx.registries.triggerChannels.reg
   writePlugin(dir, 'twin', { id: 'good', kind: 'trigger-channel' }, CHANNEL('twin'));
   writePlugin(dir, 'off', { id: 'off', kind: 'trigger-channel' }, CHANNEL('off'));
   writePlugin(dir, 'needs-url', { id: 'needs-url', kind: 'trigger-channel', configSchema: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, key: { type: 'string', 'x-secret': true } } } }, CHANNEL('url'));
+  writePlugin(dir, 'bad-uri', { id: 'bad-uri', kind: 'trigger-channel', configSchema: { type: 'object', properties: { url: { type: 'string', format: 'uri' } } } }, CHANNEL('bad-uri'));
+  writePlugin(dir, 'good-uri', { id: 'good-uri', kind: 'trigger-channel', configSchema: { type: 'object', properties: { url: { type: 'string', format: 'uri' } } } }, CHANNEL('good-uri'));
   writePlugin(dir, 'single', { id: 'single', kind: 'trigger-channel' }, CHANNEL('single'));
   writePlugin(dir, 'fails-start', { id: 'fails-start', kind: 'trigger-channel' }, `import { definePlugin } from '__SDK__';
 export default definePlugin({ register() {}, start() { throw new Error('port busy'); } });`);
@@ -33,7 +35,12 @@ export default definePlugin({ register() {}, start() { throw new Error('port bus
     plugins: {
       paths: [dir],
       disabled: ['off'],
-      instances: { 'needs-url': [{ name: 'main', config: { key: 'k' } }], single: [{ name: 'a', config: {} }, { name: 'b', config: {} }] },
+      instances: {
+        'needs-url': [{ name: 'main', config: { key: 'k' } }],
+        'bad-uri': [{ name: 'main', config: { url: 'not a url' } }],
+        'good-uri': [{ name: 'main', config: { url: 'https://vendor.example/api' } }],
+        single: [{ name: 'a', config: {} }, { name: 'b', config: {} }],
+      },
     },
   });
   const byDir = (folder: string) => kernel.plugins.records.find((r) => r.dir.endsWith(`/${folder}`))!;
@@ -48,6 +55,8 @@ export default definePlugin({ register() {}, start() { throw new Error('port bus
   t.match(byDir('off'), { state: 'disabled' });
   t.match(byDir('needs-url'), { state: 'degraded', reason: /instance "main": config must have required property 'url'/ });
   t.notMatch(byDir('needs-url').reason, /"k"/);
+  t.match(byDir('bad-uri'), { state: 'degraded', reason: /instance "main": url must match format "uri"/ }, 'a format of the schema is checked');
+  t.equal(byDir('good-uri').state, 'active');
   t.match(byDir('single'), { state: 'degraded', reason: /not multiInstance/ });
   t.match(byDir('fails-start'), { state: 'degraded', reason: /start failed: port busy/ });
   t.equal(kernel.plugins.records.find((r) => r.id === 'trigger-log')?.state, 'active', 'built-ins unaffected');
