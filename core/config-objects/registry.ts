@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
+import { compileOnce } from '../ajv/compile-once.js';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ConfigHookContext, ConfigObject, ConfigObjectType, ConfigTypeStore } from '@certwright/sdk';
@@ -101,7 +102,7 @@ export class ConfigRegistry {
       secrets,
       secretsOf: decl.hooks?.secretsOf ? (object) => [...new Set([...secrets, ...decl.hooks!.secretsOf!(object)])] : () => [...secrets],
       store: decl.store ?? this.deps.store.forType(decl.type),
-      validateInput: ajv.compile(inputSchema),
+      validateInput: compileOnce(ajv, inputSchema),
       problems: configProblemEntries(decl.errorFamily, decl.noun),
       viewSchema: { type: 'object', required: ['_id', key], properties: viewProperties },
       inputSchema,

@@ -10,6 +10,7 @@ import { installRouteGuards } from './route-guards.js';
 import { frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import type { HostPolicy } from './host-policy.js';
 import './route-config.js';
+import { cachedSerializerFactory } from './response-serializers.js';
 
 export const API_VERSION = '2.11.0';
 export const DEFAULT_TENANT = 'default';
@@ -58,6 +59,8 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    // Response serializers compiled once per schema text in this process (tests boot many kernels).
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
     ajv: {
       // Reject what a schema forbids instead of silently dropping it; routes that must tolerate
       // unknown fields (client-compat) simply do not forbid them.

@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
+import { compileOnce } from '../ajv/compile-once.js';
 import type { PluginInstance, PluginManifest } from '@certwright/sdk';
 
 // Vendor schemas carry annotations of their own (x-secret, x-*): allowed, not enforced.
@@ -21,7 +22,7 @@ export function checkInstances(manifest: PluginManifest, instances: readonly Plu
   if (!manifest.configSchema) return null;
   let validate;
   try {
-    validate = ajv.compile(manifest.configSchema);
+    validate = compileOnce(ajv, manifest.configSchema);
   } catch (err) {
     return `configSchema is not a valid JSON Schema: ${(err as Error).message}`;
   }

@@ -3,6 +3,9 @@ import type { ConfigObject } from '@certwright/sdk';
 import { ProblemError } from '../../errors/index.js';
 import type { ConfigRegistry } from '../registry.js';
 import { MAX_PBKDF2_ITERATIONS, MIN_PASSPHRASE_LENGTH, PBKDF2_ITERATIONS, type SealParams } from './seal.js';
+import { compileOnce } from '../../ajv/compile-once.js';
+
+const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 
 /**
  * The export document (Horizon's HorizonExport: `{info, items}`, items keyed by each type's exportKey)
@@ -123,9 +126,8 @@ export interface TransferValidators {
 }
 
 export function transferValidators(schemas: TransferSchemas): TransferValidators {
-  const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
-  const document = ajv.compile(schemas.document);
-  const selection = ajv.compile(schemas.selection);
+  const document = compileOnce(ajv, schemas.document);
+  const selection = compileOnce(ajv, schemas.selection);
   const check = (validate: ValidateFunction, body: unknown, what: 'document' | 'selection'): void => {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid(`The ${what === 'document' ? 'configuration document' : 'export selection'} must be a JSON object`);
     if (!validate(body)) throw invalid(describe(validate.errors ?? [], schemas.knownKeys, what));
