@@ -22,7 +22,7 @@ import { buildCsr } from '../core/pki/csr/build.js';
 import { tlsFixture } from '../test/connectors/acme-upstream/pebble.js';
 import { AcmeLoad, issuanceRate } from './lib/acme-load.js';
 import { cpuBusy, fmt } from './lib/measure.js';
-import { cleanEnv, freePort, LOOPBACK, ServerProcess, waitUntilAnswering } from './lib/servers.js';
+import { LOOPBACK, freePort, startKernel, waitUntilAnswering } from './lib/servers.js';
 
 const CONCURRENCY = 32;
 const WARMUP = Number(process.env.ACME_WARMUP ?? 64);
@@ -55,15 +55,7 @@ async function measure(directoryUrl: string, jobs: Job[]): Promise<number> {
 }
 
 async function onCertwright(jobs: Job[], databaseUrl: string | null): Promise<number> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'certwright-bench-acme-'));
-  const [port, tlsPort] = [await freePort(), await freePort()];
-  const kernel = new ServerProcess('certwright kernel', ['bin/certwright.js', 'serve'], {
-    ...cleanEnv(),
-    PORT: String(port),
-    TLS_PORT: String(tlsPort),
-    HOST: LOOPBACK,
-    CERTWRIGHT_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
+  const { kernel, port, tlsPort, dataDir } = await startKernel(null, {
     NODE_ENV: 'benchmark',
     CERTWRIGHT_ACME_SKIP_VALIDATION: '1',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

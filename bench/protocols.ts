@@ -23,11 +23,8 @@ import { buildCsr } from '../core/pki/csr/build.js';
 import { toPem } from '../core/pki/input.js';
 import { closedLoopRate } from './lib/closed-loop.js';
 import { cpuBusy, fmt } from './lib/measure.js';
-import { cleanEnv, freePort, LOOPBACK, ServerProcess, waitUntilAnswering } from './lib/servers.js';
+import { LOOPBACK, startKernel, waitUntilAnswering } from './lib/servers.js';
 import { scepBench } from './lib/scep-load.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 const CONCURRENCY = 32;
 const WARMUP = Number(process.env.PROTOCOLS_WARMUP ?? 64);
@@ -86,17 +83,7 @@ function rsaOpsPerSecond(): number {
 }
 
 export async function run(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'certwright-bench-protocols-'));
-  const [port, tlsPort] = [await freePort(), await freePort()];
-  const kernel = new ServerProcess('certwright kernel', ['bin/certwright.js', 'serve'], {
-    ...cleanEnv(),
-    PORT: String(port),
-    TLS_PORT: String(tlsPort),
-    HOST: LOOPBACK,
-    CERTWRIGHT_DATA_DIR: dataDir,
-    CERTWRIGHT_ADMIN_SECRET: ADMIN_SECRET,
-    LOG_LEVEL: 'warn',
-  });
+  const { kernel, port, tlsPort, dataDir } = await startKernel(ADMIN_SECRET);
   const tlsAgent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, rejectUnauthorized: false });
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: CONCURRENCY });
   const rows: string[][] = [];

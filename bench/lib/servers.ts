@@ -115,17 +115,25 @@ export function medianRound(results: autocannon.Result[]): autocannon.Result {
 }
 
 
-/** A kernel on a free loopback port, SQLite in a fresh temp data dir, the given administrator secret. */
-export async function startKernel(adminSecret: string): Promise<{ kernel: ServerProcess; port: number; dataDir: string }> {
+/**
+ * A kernel on free loopback ports (HTTP and HTTPS), SQLite in a fresh temp data dir unless `env` names a
+ * database, the given administrator secret (null: the kernel generates one), and any further environment.
+ */
+export async function startKernel(
+  adminSecret: string | null,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ kernel: ServerProcess; port: number; tlsPort: number; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'certwright-bench-'));
-  const port = await freePort();
+  const [port, tlsPort] = [await freePort(), await freePort()];
   const kernel = new ServerProcess('certwright kernel', ['bin/certwright.js', 'serve'], {
     ...cleanEnv(),
     PORT: String(port),
+    TLS_PORT: String(tlsPort),
     HOST: LOOPBACK,
     CERTWRIGHT_DATA_DIR: dataDir,
-    CERTWRIGHT_ADMIN_SECRET: adminSecret,
+    ...(adminSecret === null ? {} : { CERTWRIGHT_ADMIN_SECRET: adminSecret }),
     LOG_LEVEL: 'warn',
+    ...env,
   });
-  return { kernel, port, dataDir };
+  return { kernel, port, tlsPort, dataDir };
 }
