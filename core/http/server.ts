@@ -10,6 +10,7 @@ import { installRouteGuards } from './route-guards.js';
 import { frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import type { HostPolicy } from './host-policy.js';
 import './route-config.js';
+import { cachedValidatorFactory, keepHeaderSchemaLowercasing } from './request-validators.js';
 import { cachedSerializerFactory } from './response-serializers.js';
 
 export const API_VERSION = '2.11.0';
@@ -59,8 +60,8 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    // Response serializers compiled once per schema text in this process (tests boot many kernels).
-    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
+    // Request validators and response serializers compiled once per schema text in this process (tests boot many kernels).
+    schemaController: { compilersFactory: { buildValidator: cachedValidatorFactory, buildSerializer: cachedSerializerFactory } },
     ajv: {
       // Reject what a schema forbids instead of silently dropping it; routes that must tolerate
       // unknown fields (client-compat) simply do not forbid them.
@@ -68,6 +69,7 @@ export async function createHttpServer({ config, logger, hostPolicy, authorizer 
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, allowUnionTypes: true },
     },
   }) as unknown as FastifyInstance;
+  keepHeaderSchemaLowercasing(app);
 
   app.setChildLoggerFactory((parent, bindings, options) => lazyChildLogger(parent as Logger, bindings, options));
   app.decorateRequest('tenant', DEFAULT_TENANT);
