@@ -11,5 +11,7 @@ import { join } from 'node:path';
 const tap = join(process.cwd(), 'node_modules', '.bin', 'tap');
 if (existsSync(tap)) {
   const built = spawnSync(tap, ['build'], { stdio: 'inherit' });
+  // A failure to start tap at all (no status) says why instead of failing the install silently.
+  if (built.error) console.error(`tap build could not run: ${built.error.message}`);
   process.exitCode = built.status ?? 1;
 }
